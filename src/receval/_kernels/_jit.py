@@ -1,0 +1,30 @@
+"""The numba entry points, with an on-disk cache so that a new process does not recompile."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+if "NUMBA_CACHE_DIR" not in os.environ:  # site-packages may be read-only (Spark executors, CI)
+    _pkg_dir = os.path.dirname(os.path.abspath(__file__))
+    if not os.access(_pkg_dir, os.W_OK):
+        os.environ["NUMBA_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), "receval-numba")
+
+import numba  # noqa: E402
+
+__all__ = ["njit", "prange"]
+
+prange = numba.prange
+
+
+def njit(*, parallel: bool = False) -> Callable[[F], F]:
+    """Compile with numba in nopython mode, cached on disk, fastmath off (exact IEEE)."""
+
+    def wrap(fn: F) -> F:
+        return numba.njit(cache=True, parallel=parallel, nogil=True)(fn)  # type: ignore[no-any-return]
+
+    return wrap

@@ -1,0 +1,358 @@
+"""One compiled pass over ranked lists that computes every requested ranking metric.
+
+Array contract (see :class:`receval.data.RankedLists`): user ``u``'s list is positions
+``starts[u]:ends[u]`` of ``grade`` (grade of the item if relevant, else 0) and ``rel`` (0/1),
+best first; ``n_rel[u]`` is the user's number of relevant items; ``ideal_grade`` holds each
+user's relevant grades in decreasing order at ``istarts[u]:iends[u]``. When ``bstart`` is not
+empty, positions ``bstart[p]:bend[p]`` are the block of tied scores that position ``p``
+belongs to, and every metric is the exact mean over all orderings of every tied block
+(McSherry & Najork, 2008), computed in closed form.
+
+A metric request ``m`` is the tuple ``(kind[m], k[m], gain[m], disc[m], variant[m],
+param[m])``; the kernel writes a numerator and a denominator per (user, request), and the
+per-user value is ``num / den`` (``0`` when both are ``0``). Micro averages are
+``sum(num) / sum(den)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from receval._kernels._jit import njit, prange
+
+__all__ = [
+    "AP",
+    "DCG",
+    "DISC_BREESE",
+    "DISC_HALFLIFE",
+    "DISC_LOG2",
+    "DISC_NONE",
+    "DISC_RECIPROCAL",
+    "FBETA",
+    "GAIN_BINARY",
+    "GAIN_EXPONENTIAL",
+    "GAIN_LINEAR",
+    "HIT",
+    "NDCG",
+    "PRECISION",
+    "RECALL",
+    "RR",
+    "ranking_kernel",
+]
+
+# metric kinds
+PRECISION, RECALL, FBETA, HIT, RR, AP, DCG, NDCG = 0, 1, 2, 3, 4, 5, 6, 7
+# gains
+GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY = 0, 1, 2
+# discounts: 1/log2(i+1), 1/max(1, log2 i), 2^(-(i-1)/param), 1/i, 1
+DISC_LOG2, DISC_BREESE, DISC_HALFLIFE, DISC_RECIPROCAL, DISC_NONE = 0, 1, 2, 3, 4
+# AP denominators
+AP_MIN_K_RELEVANT, AP_RELEVANT, AP_HITS = 0, 1, 2
+# ideal of nDCG
+IDEAL_TRUTH, IDEAL_LIST = 0, 1
+
+# Above this grade the exponential gain 2^g - 1 is computed relative to 2^(gmax - EXP_MAX) so
+# that nDCG stays exact instead of overflowing; CG/DCG (unnormalised) are refused upstream.
+EXP_MAX = 1000.0
+
+
+@njit()
+def discount(rank: int, flag: int, param: float) -> float:
+    """Discount of 1-based ``rank``."""
+    if flag == DISC_LOG2:
+        return 1.0 / math.log2(rank + 1.0)
+    if flag == DISC_BREESE:
+        return 1.0 if rank <= 2 else 1.0 / math.log2(rank)
+    if flag == DISC_HALFLIFE:
+        return 2.0 ** (-(rank - 1.0) / param)
+    if flag == DISC_RECIPROCAL:
+        return 1.0 / rank
+    return 1.0
+
+
+@njit()
+def gain_value(grade: float, rel: float, flag: int, shift: float) -> float:
+    """Gain of a position: its grade, ``2^grade - 1`` (scaled by ``2^-shift``), or 0/1."""
+    if flag == GAIN_LINEAR:
+        return grade
+    if flag == GAIN_EXPONENTIAL:
+        if grade == 0.0:
+            return 0.0
+        return 2.0 ** (grade - shift) - 2.0 ** (-shift)
+    return rel
+
+
+@njit()
+def _gains(grade: np.ndarray, rel: np.ndarray, s: int, e: int, bstart: np.ndarray,
+           bend: np.ndarray, flag: int, shift: float) -> np.ndarray:
+    """Per-position gains of a list (block means of the gains when ties are averaged)."""
+    out = np.empty(e - s)
+    for p in range(s, e):
+        out[p - s] = gain_value(grade[p], float(rel[p]), flag, shift)
+    if len(bstart) > 0:
+        p = s
+        while p < e:
+            b1 = bend[p]
+            total = 0.0
+            for q in range(p, b1):
+                total += out[q - s]
+            mean = total / (b1 - p)
+            for q in range(p, b1):
+                out[q - s] = mean
+            p = b1
+    return out
+
+
+@njit()
+def _ideal_dcg(igrade: np.ndarray, i0: int, i1: int, cut: int, gflag: int, dflag: int,
+               param: float, shift: float) -> float:
+    total = 0.0
+    for j in range(min(cut, i1 - i0)):
+        total += gain_value(igrade[i0 + j], 1.0, gflag, shift) * discount(j + 1, dflag, param)
+    return total
+
+
+@njit()
+def _list_ideal_dcg(grade: np.ndarray, rel: np.ndarray, s: int, e: int, cut: int, gflag: int,
+                    dflag: int, param: float, shift: float) -> float:
+    vals = np.empty(e - s)
+    for p in range(s, e):
+        vals[p - s] = gain_value(grade[p], float(rel[p]), gflag, shift)
+    vals = np.sort(vals)[::-1]
+    total = 0.0
+    for j in range(min(cut, e - s)):
+        total += vals[j] * discount(j + 1, dflag, param)
+    return total
+
+
+@njit()
+def _hit_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> float:
+    """P(at least one relevant item in the first ``cut`` positions)."""
+    p = s
+    while p < s + cut:
+        b1 = bend[p]
+        n = b1 - p
+        r = 0
+        for q in range(p, b1):
+            r += rel[q]
+        if r > 0:
+            m = s + cut - p
+            if m >= n:
+                return 1.0
+            miss = 1.0  # C(n - r, m) / C(n, m)
+            for t in range(m):
+                miss *= (n - r - t) / (n - t)
+                if miss <= 0.0:
+                    return 1.0
+            return 1.0 - miss
+        p = b1
+    return 0.0
+
+
+@njit()
+def _rr_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> float:
+    """E[1 / rank of the first relevant item], 0 beyond ``cut``."""
+    p = s
+    while p < s + cut:
+        b1 = bend[p]
+        n = b1 - p
+        r = 0
+        for q in range(p, b1):
+            r += rel[q]
+        if r > 0:
+            total = 0.0
+            none_yet = 1.0  # P(no relevant item in the block's first j - 1 places)
+            a = p - s
+            for j in range(1, n - r + 2):
+                if a + j > cut:
+                    break
+                first_here = none_yet * r / (n - j + 1)
+                total += first_here / (a + j)
+                none_yet *= (n - r - (j - 1)) / (n - (j - 1))
+            return total
+        p = b1
+    return 0.0
+
+
+@njit()
+def _ap_sum_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> tuple[float, int]:
+    """E[sum over i <= cut of rel_i * P@i] and the number of hits before the straddling block.
+
+    For position ``i`` at place ``t`` (1-based) of a block of ``n`` positions with ``r``
+    relevant, after ``h`` relevant positions in earlier blocks:
+    ``E[rel_i * hits(i)] = r/n * (h + 1) + (t - 1) * r (r - 1) / (n (n - 1))``.
+    """
+    total = 0.0
+    h = 0
+    p = s
+    while p < s + cut:
+        b1 = bend[p]
+        n = b1 - p
+        r = 0
+        for q in range(p, b1):
+            r += rel[q]
+        if r > 0:
+            pair = r * (r - 1) / (n * (n - 1)) if n > 1 else 0.0
+            for q in range(p, min(b1, s + cut)):
+                t = q - p + 1
+                total += (r / n * (h + 1) + (t - 1) * pair) / (q - s + 1)
+        if b1 > s + cut:
+            return total, h
+        h += r
+        p = b1
+    return total, h
+
+
+@njit()
+def _ap_hits_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> float:
+    """E[AP] with the number of hits in the top ``cut`` as denominator (0 without hits).
+
+    Blocks wholly inside the cutoff fix the hit count; for the block that straddles it the
+    number ``h`` of its relevant items in the cutoff is hypergeometric, and given ``h`` they
+    are uniformly placed among its first ``m`` places.
+    """
+    # sum over complete blocks, and locate the straddling block
+    total = 0.0
+    hb = 0
+    p = s
+    while p < s + cut:
+        b1 = bend[p]
+        n = b1 - p
+        r = 0
+        for q in range(p, b1):
+            r += rel[q]
+        if b1 > s + cut:  # straddles
+            m = s + cut - p
+            if r == 0:
+                break
+            # hypergeometric weights P(h) by the ratio recurrence, normalised
+            lo = max(0, m - (n - r))
+            hi = min(r, m)
+            w = np.zeros(hi + 1)
+            w[lo] = 1.0
+            for hh in range(lo, hi):
+                w[hh + 1] = w[hh] * (r - hh) * (m - hh) / ((hh + 1) * (n - r - m + hh + 1))
+            wsum = 0.0
+            for hh in range(lo, hi + 1):
+                wsum += w[hh]
+            value = 0.0
+            for hh in range(lo, hi + 1):
+                if hb + hh == 0:
+                    continue
+                pair = hh * (hh - 1) / (m * (m - 1)) if m > 1 else 0.0
+                inner = 0.0
+                for t in range(1, m + 1):
+                    inner += (hh / m * (hb + 1) + (t - 1) * pair) / (p - s + t)
+                value += w[hh] / wsum * (total + inner) / (hb + hh)
+            return value
+        if r > 0:
+            pair = r * (r - 1) / (n * (n - 1)) if n > 1 else 0.0
+            for q in range(p, b1):
+                t = q - p + 1
+                total += (r / n * (hb + 1) + (t - 1) * pair) / (q - s + 1)
+        hb += r
+        p = b1
+    return total / hb if hb > 0 else 0.0
+
+
+@njit(parallel=True)
+def ranking_kernel(
+    starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: np.ndarray,
+    n_rel: np.ndarray, istarts: np.ndarray, iends: np.ndarray, igrade: np.ndarray,
+    bstart: np.ndarray, bend: np.ndarray,
+    kind: np.ndarray, kval: np.ndarray, gflag: np.ndarray, dflag: np.ndarray,
+    variant: np.ndarray, param: np.ndarray,
+    num: np.ndarray, den: np.ndarray,
+) -> None:
+    """Fill ``num[u, m]`` and ``den[u, m]`` for every user ``u`` and request ``m``."""
+    n_users = len(starts)
+    n_req = len(kind)
+    expected = len(bstart) > 0
+    for u in prange(n_users):
+        s = starts[u]
+        e = ends[u]
+        length = e - s
+        nr = n_rel[u]
+        rvals = _gains(grade, rel, s, e, bstart, bend, GAIN_BINARY, 0.0)
+        for m in range(n_req):
+            k = kval[m]
+            nominal = k if k > 0 else length
+            cut = min(nominal, length)
+            kd = kind[m]
+            hits = 0.0
+            for i in range(cut):
+                hits += rvals[i]
+            if kd == PRECISION:
+                num[u, m] = hits
+                den[u, m] = nominal
+            elif kd == RECALL:
+                num[u, m] = hits
+                den[u, m] = nr
+            elif kd == FBETA:
+                b2 = param[m] * param[m]
+                num[u, m] = (1.0 + b2) * hits
+                den[u, m] = b2 * nr + nominal
+            elif kd == HIT:
+                if expected:
+                    num[u, m] = _hit_expected(rel, s, cut, bend)
+                else:
+                    num[u, m] = 1.0 if hits > 0 else 0.0
+                den[u, m] = 1.0
+            elif kd == RR:
+                value = 0.0
+                if expected:
+                    value = _rr_expected(rel, s, cut, bend)
+                else:
+                    for i in range(cut):
+                        if rel[s + i] > 0:
+                            value = 1.0 / (i + 1.0)
+                            break
+                num[u, m] = value
+                den[u, m] = 1.0
+            elif kd == AP:
+                var = variant[m]
+                if expected:
+                    if var == AP_HITS:
+                        num[u, m] = _ap_hits_expected(rel, s, cut, bend)
+                        den[u, m] = 1.0
+                        continue
+                    total, _ = _ap_sum_expected(rel, s, cut, bend)
+                else:
+                    total = 0.0
+                    h = 0.0
+                    for i in range(cut):
+                        if rel[s + i] > 0:
+                            h += 1.0
+                            total += h / (i + 1.0)
+                num[u, m] = total
+                if var == AP_MIN_K_RELEVANT:
+                    den[u, m] = min(nominal, nr)
+                elif var == AP_RELEVANT:
+                    den[u, m] = nr
+                else:
+                    den[u, m] = hits
+                    if hits == 0:
+                        den[u, m] = 1.0
+            else:  # DCG family
+                shift = 0.0
+                if gflag[m] == GAIN_EXPONENTIAL and kd == NDCG:
+                    gmax = igrade[istarts[u]] if iends[u] > istarts[u] else 0.0
+                    for p in range(s, e):
+                        gmax = max(gmax, grade[p])
+                    shift = max(0.0, gmax - EXP_MAX)
+                gv = _gains(grade, rel, s, e, bstart, bend, gflag[m], shift)
+                total = 0.0
+                for i in range(cut):
+                    total += gv[i] * discount(i + 1, dflag[m], param[m])
+                num[u, m] = total
+                if kd == DCG:
+                    den[u, m] = 1.0
+                elif variant[m] == IDEAL_TRUTH:
+                    icut = k if k > 0 else iends[u] - istarts[u]
+                    den[u, m] = _ideal_dcg(igrade, istarts[u], iends[u], icut, gflag[m],
+                                           dflag[m], param[m], shift)
+                else:
+                    den[u, m] = _list_ideal_dcg(grade, rel, s, e, nominal, gflag[m], dflag[m],
+                                                param[m], shift)

@@ -1,0 +1,277 @@
+"""The result of an evaluation: aggregates, per-user values, and an account of every user."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from receval.exceptions import UnknownMetricError
+from receval.metrics import Metric, parse
+
+__all__ = ["EvaluationResult", "MetricSummary", "UserAccounting"]
+
+
+@dataclass(frozen=True)
+class UserAccounting:
+    """Where every user of both inputs went.
+
+    Every user of the union of the two tables is in exactly one of ``evaluated``,
+    ``skipped_no_relevant``, ``skipped_missing_recs`` and ``recs_without_truth``; the counts
+    always add up to ``n_users``.
+
+    Attributes
+    ----------
+    n_users, n_truth_users, n_recs_users : int
+        Distinct users in both inputs, in the truth, in the recommendations.
+    evaluated : pandas.Index
+        Users entering the ranking metrics' means.
+    skipped_no_relevant : pandas.Index
+        Truth users without any relevant item, left out (``no_relevant='skip'``).
+    skipped_missing_recs : pandas.Index
+        Truth users without recommendations, left out (``missing_recs='skip'``).
+    recs_without_truth : pandas.Index
+        Users with recommendations but no truth row (never evaluated).
+    no_relevant : pandas.Index
+        All truth users without a relevant item, whatever the policy.
+    missing_recs : pandas.Index
+        All truth users without recommendations, whatever the policy.
+    rating_evaluated : pandas.Index
+        Users entering the rating metrics (empty when none was asked for).
+    rating_skipped : pandas.Index
+        Truth users none of whose ratings has a prediction (``missing_predictions='skip'``).
+    n_missing_predictions : int
+        Truth ratings without a predicted rating.
+    policies : dict
+        The policy applied to each case.
+    """
+
+    n_users: int
+    n_truth_users: int
+    n_recs_users: int
+    evaluated: pd.Index
+    skipped_no_relevant: pd.Index
+    skipped_missing_recs: pd.Index
+    recs_without_truth: pd.Index
+    no_relevant: pd.Index
+    missing_recs: pd.Index
+    rating_evaluated: pd.Index
+    rating_skipped: pd.Index
+    n_missing_predictions: int
+    policies: dict[str, Any]
+
+    @property
+    def n_evaluated(self) -> int:
+        """Users in the ranking metrics' means."""
+        return len(self.evaluated)
+
+    def summary(self) -> pd.DataFrame:
+        """One row per category of user: count and what was done."""
+        p = self.policies
+        rows = [
+            ("evaluated", len(self.evaluated), "in the means of the ranking metrics"),
+            ("no relevant item", len(self.no_relevant),
+             f"no_relevant={p['no_relevant']!r}"),
+            ("no recommendations", len(self.missing_recs),
+             f"missing_recs={p['missing_recs']!r}"),
+            ("recommendations without truth", len(self.recs_without_truth),
+             f"recs_without_truth={p['recs_without_truth']!r}"),
+        ]
+        if len(self.rating_evaluated) or self.n_missing_predictions:
+            rows.append(("rating metrics: evaluated", len(self.rating_evaluated),
+                         "users with at least one (prediction, rating) pair"))
+            rows.append(("rating metrics: ratings without prediction",
+                         self.n_missing_predictions,
+                         f"missing_predictions={p['missing_predictions']!r}"))
+        return pd.DataFrame(rows, columns=["users", "count", "handling"]).set_index("users")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Counts and policies (ids are left out; they are in the attributes)."""
+        return {
+            "n_users": self.n_users, "n_truth_users": self.n_truth_users,
+            "n_recs_users": self.n_recs_users, "evaluated": len(self.evaluated),
+            "skipped_no_relevant": len(self.skipped_no_relevant),
+            "skipped_missing_recs": len(self.skipped_missing_recs),
+            "recs_without_truth": len(self.recs_without_truth),
+            "no_relevant": len(self.no_relevant), "missing_recs": len(self.missing_recs),
+            "rating_evaluated": len(self.rating_evaluated),
+            "rating_skipped": len(self.rating_skipped),
+            "missing_predictions": self.n_missing_predictions,
+            "policies": dict(self.policies),
+        }
+
+    def __repr__(self) -> str:
+        return (f"UserAccounting(users={self.n_users}, evaluated={len(self.evaluated)}, "
+                f"skipped_no_relevant={len(self.skipped_no_relevant)}, "
+                f"skipped_missing_recs={len(self.skipped_missing_recs)}, "
+                f"recs_without_truth={len(self.recs_without_truth)})")
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    """How one metric's aggregate was made."""
+
+    metric: Metric
+    value: float
+    aggregation: str
+    n_users: int
+    n_undefined: int = 0
+    ties: str | None = None
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """Aggregate and per-user values of every requested metric, with the user accounting.
+
+    ``result[label]`` accepts the canonical label (``'NDCG@10'``), the string passed to
+    ``evaluate`` (``'ndcg@10'``) or any spelling that parses to the same metric.
+
+    Attributes
+    ----------
+    metrics : tuple of Metric
+        The metrics, in the order requested.
+    per_user : pandas.DataFrame
+        One row per evaluated user (index: user id), one column per metric label; NaN where
+        a metric does not apply to a user (a rating metric for a user without ratings).
+    users : UserAccounting
+        Where every user went.
+    settings : dict
+        Convention, relevance threshold, tie policy and every policy used.
+    """
+
+    metrics: tuple[Metric, ...]
+    summaries: dict[str, MetricSummary]
+    per_user: pd.DataFrame
+    users: UserAccounting
+    settings: dict[str, Any]
+    _aliases: dict[str, str] = field(default_factory=dict, repr=False)
+
+    # -- access ------------------------------------------------------------------------------
+    def _label(self, key: str | Metric) -> str:
+        if isinstance(key, Metric):
+            key = key.label
+        if key in self.summaries:
+            return key
+        if key in self._aliases:
+            return self._aliases[key]
+        try:
+            label = parse(key).label
+        except Exception:  # noqa: BLE001 - any parse failure is "not here"
+            label = None
+        if label is not None and label in self.summaries:
+            return label
+        raise UnknownMetricError(
+            f"{key!r} is not in this result; it has {list(self.summaries)}",
+            parameter="key", examples=list(self.summaries))
+
+    def __getitem__(self, key: str | Metric) -> float:
+        return self.summaries[self._label(key)].value
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self._label(key)  # type: ignore[arg-type]
+        except UnknownMetricError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.summaries)
+
+    def __len__(self) -> int:
+        return len(self.summaries)
+
+    @property
+    def labels(self) -> list[str]:
+        """The canonical labels, in the order requested."""
+        return list(self.summaries)
+
+    # -- exports -----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, float]:
+        """``{label: value}``."""
+        return {k: s.value for k, s in self.summaries.items()}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per metric: value, aggregation, users in the mean, undefined users."""
+        rows = [{"metric": k, "value": s.value, "aggregation": s.aggregation,
+                 "users": s.n_users, "undefined": s.n_undefined}
+                for k, s in self.summaries.items()]
+        return pd.DataFrame(rows).set_index("metric")
+
+    def _table(self, digits: int) -> list[list[str]]:
+        return [[k, _fmt(s.value, digits), s.aggregation, str(s.n_users)]
+                for k, s in self.summaries.items()]
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """A Markdown table of the aggregates."""
+        from tabulate import tabulate
+
+        return str(tabulate(self._table(digits), headers=["metric", "value", "aggregation",
+                                                          "users"], tablefmt="github",
+                            disable_numparse=True))
+
+    def to_latex(self, digits: int = 4) -> str:
+        """A LaTeX (booktabs) table of the aggregates."""
+        from tabulate import tabulate
+
+        return str(tabulate(self._table(digits), headers=["metric", "value", "aggregation",
+                                                          "users"], tablefmt="latex_booktabs",
+                            disable_numparse=True))
+
+    def to_json(self, *, per_user: bool = False, indent: int | None = 2) -> str:
+        """JSON with the values, how each was aggregated, the settings and the accounting."""
+        doc: dict[str, Any] = {
+            "metrics": {k: {"value": _json_float(s.value), "aggregation": s.aggregation,
+                            "users": s.n_users, "undefined": s.n_undefined,
+                            "ties": s.ties, "family": s.metric.family}
+                        for k, s in self.summaries.items()},
+            "settings": {k: _jsonable(v) for k, v in self.settings.items()},
+            "users": self.users.to_dict(),
+        }
+        if per_user:
+            frame = self.per_user.reset_index()
+            doc["per_user"] = json.loads(frame.to_json(orient="records"))
+        return json.dumps(doc, indent=indent, ensure_ascii=False)
+
+    def to_html(self, digits: int = 4) -> str:
+        """An HTML table of the aggregates."""
+        frame = self.to_frame()
+        return str(frame.to_html(float_format=lambda v: _fmt(v, digits)))
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def __repr__(self) -> str:
+        conv = self.settings.get("convention")
+        head = f"EvaluationResult({self.users.n_evaluated} users evaluated"
+        head += f", convention={conv!r})" if conv else ")"
+        width = max((len(k) for k in self.summaries), default=0)
+        lines = [head] + [f"  {k:<{width}}  {_fmt(s.value, 4)}"
+                          for k, s in self.summaries.items()]
+        return "\n".join(lines)
+
+
+def _fmt(value: float, digits: int) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "nan"
+    return f"{value:.{digits}f}"
+
+
+def _json_float(v: float) -> float | None:
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else float(v)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (np.integer, np.floating)):
+        return v.item()
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if v is None or isinstance(v, (str, int, float, bool)):
+        return v
+    return str(v)

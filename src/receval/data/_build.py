@@ -1,0 +1,374 @@
+"""From two validated tables to the grouped arrays the kernels read.
+
+Everything here is vectorised numpy over whole columns: ids are encoded once, rows are sorted
+into user groups once per tie policy, and each group is addressed by ``starts[u]:ends[u]``
+(CSR). No per-user Python loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from receval.data._encode import encode_ids
+from receval.data._table import InputTable
+from receval.exceptions import (
+    DuplicateRowError,
+    EmptyInputError,
+    InvalidGradeError,
+    InvalidParameterError,
+    RankScoreMismatchError,
+)
+
+__all__ = ["Interactions", "RankedLists", "RatingPairs", "TiePolicy", "prepare"]
+
+TiePolicy = Literal["stable", "item", "optimistic", "pessimistic", "expected"]
+TIE_POLICIES: tuple[str, ...] = ("stable", "item", "optimistic", "pessimistic", "expected")
+
+
+@dataclass(frozen=True)
+class RankedLists:
+    """Ranked lists of the evaluated users, in CSR form.
+
+    Attributes
+    ----------
+    starts, ends : ndarray of int64, shape (n_users,)
+        User ``u``'s list is positions ``starts[u]:ends[u]`` of the position arrays, best first.
+    grade : ndarray of float64, shape (n_positions,)
+        Grade of the recommended item if it is relevant, else 0.
+    rel : ndarray of uint8, shape (n_positions,)
+        1 if the recommended item is relevant.
+    item : ndarray of int64, shape (n_positions,)
+        Item code at each position.
+    n_rel : ndarray of int64, shape (n_users,)
+        Number of relevant items of each user (recommended or not).
+    ideal_starts, ideal_ends, ideal_grade : ndarray
+        Grades of each user's relevant items, sorted in decreasing order (CSR).
+    block_end : ndarray of int64, shape (n_positions,) or (0,)
+        For the ``expected`` tie policy: the end (exclusive) of the block of tied scores
+        each position belongs to; empty otherwise.
+    block_start : ndarray of int64, shape (n_positions,) or (0,)
+        The start of each position's block of ties; empty unless ``expected``.
+    """
+
+    starts: np.ndarray
+    ends: np.ndarray
+    grade: np.ndarray
+    rel: np.ndarray
+    item: np.ndarray
+    n_rel: np.ndarray
+    ideal_starts: np.ndarray
+    ideal_ends: np.ndarray
+    ideal_grade: np.ndarray
+    block_start: np.ndarray
+    block_end: np.ndarray
+
+    @property
+    def n_users(self) -> int:
+        """Number of lists."""
+        return len(self.starts)
+
+
+@dataclass(frozen=True)
+class RatingPairs:
+    """Predicted and true ratings of the evaluated users, grouped by user (CSR).
+
+    Attributes
+    ----------
+    starts, ends : ndarray of int64, shape (n_users,)
+        User ``u``'s pairs are ``starts[u]:ends[u]``.
+    pred, true : ndarray of float64
+        Predicted and true rating of each pair.
+    """
+
+    starts: np.ndarray
+    ends: np.ndarray
+    pred: np.ndarray
+    true: np.ndarray
+
+
+@dataclass(frozen=True)
+class Interactions:
+    """Both tables, encoded, validated and joined; the single source for every kernel input.
+
+    Attributes
+    ----------
+    user_ids, item_ids : pandas.Index
+        Distinct ids in sorted order; codes index into them.
+    r_user, r_item : ndarray of int64
+        Codes of the recommendation rows, in input order.
+    r_key : ndarray of float64 or None
+        Ordering key of each row, higher first (the score, or minus the rank); None when
+        the rows are already in rank order.
+    r_truth : ndarray of int64
+        Index of the matching truth row (sorted truth), or -1.
+    t_user, t_item, t_grade : ndarray
+        Truth rows sorted by (user, item); ``t_grade`` is 1.0 when the truth has no grades.
+    t_rel : ndarray of bool
+        Whether each truth row is relevant.
+    has_grade : bool
+        Whether the truth has a grade column.
+    relevance_threshold : float or None
+        The threshold used for ``t_rel``.
+    """
+
+    user_ids: pd.Index
+    item_ids: pd.Index
+    r_user: np.ndarray
+    r_item: np.ndarray
+    r_key: np.ndarray | None
+    r_score: np.ndarray | None
+    r_truth: np.ndarray
+    t_user: np.ndarray
+    t_item: np.ndarray
+    t_grade: np.ndarray
+    t_rel: np.ndarray
+    has_grade: bool
+    relevance_threshold: float | None
+
+    @property
+    def n_users(self) -> int:
+        """Number of distinct users over both tables."""
+        return len(self.user_ids)
+
+    # -- per-user counts ---------------------------------------------------------------------
+    def recs_count(self) -> np.ndarray:
+        """Recommendation rows of each user code."""
+        return np.bincount(self.r_user, minlength=self.n_users)
+
+    def truth_count(self) -> np.ndarray:
+        """Truth rows of each user code."""
+        return np.bincount(self.t_user, minlength=self.n_users)
+
+    def relevant_count(self) -> np.ndarray:
+        """Relevant truth rows of each user code."""
+        return np.bincount(self.t_user[self.t_rel], minlength=self.n_users)
+
+    # -- ranked lists ------------------------------------------------------------------------
+    def ranked(self, users: np.ndarray, ties: str) -> RankedLists:
+        """Build the ranked lists of ``users`` (sorted codes) under a tie policy."""
+        matched = self.r_truth >= 0
+        rel = np.zeros(len(self.r_user), dtype=np.uint8)
+        grade = np.zeros(len(self.r_user), dtype=np.float64)
+        idx = self.r_truth[matched]
+        rel[matched] = self.t_rel[idx]
+        grade[matched] = np.where(self.t_rel[idx], self.t_grade[idx], 0.0)
+
+        order = self._order(ties, grade)
+        s_user = self.r_user[order]
+        offs = _offsets(s_user, self.n_users)
+        block_start = block_end = np.empty(0, dtype=np.int64)
+        if ties == "expected" and self.r_key is not None:
+            block_start, block_end = _tie_blocks(s_user, self.r_key[order])
+
+        t_order = np.lexsort((-self.t_grade, self.t_user))  # user, grade desc
+        t_order = t_order[self.t_rel[t_order]]
+        ideal_user = self.t_user[t_order]
+        ioffs = _offsets(ideal_user, self.n_users)
+        return RankedLists(
+            starts=offs[users], ends=offs[users + 1],
+            grade=grade[order], rel=rel[order], item=self.r_item[order],
+            n_rel=np.diff(ioffs)[users],
+            ideal_starts=ioffs[users], ideal_ends=ioffs[users + 1],
+            ideal_grade=self.t_grade[t_order],
+            block_start=block_start, block_end=block_end,
+        )
+
+    def _order(self, ties: str, grade: np.ndarray) -> np.ndarray:
+        """Row order: by user, then key descending, then the tie-break of the policy."""
+        n = len(self.r_user)
+        if self.r_key is None:
+            if _nondecreasing(self.r_user):
+                return np.arange(n)
+            return np.argsort(self.r_user, kind="stable")
+        key = self.r_key
+        if _nondecreasing(self.r_user):
+            same = self.r_user[1:] == self.r_user[:-1]
+            dk = key[1:] - key[:-1]
+            if not np.any(same & (dk > 0)):  # already ranked within each user
+                if ties in ("stable", "expected") or not np.any(same & (dk == 0)):
+                    return np.arange(n)
+        if ties in ("stable", "expected"):
+            return np.lexsort((-key, self.r_user))
+        if ties == "item":
+            return np.lexsort((self.r_item, -key, self.r_user))
+        if ties == "optimistic":
+            return np.lexsort((-grade, -key, self.r_user))
+        if ties == "pessimistic":
+            return np.lexsort((grade, -key, self.r_user))
+        raise InvalidParameterError(  # pragma: no cover - validated upstream
+            f"ties must be one of {TIE_POLICIES}, got {ties!r}", parameter="ties")
+
+    # -- rating pairs ------------------------------------------------------------------------
+    def rating_pairs(
+        self, users: np.ndarray, fill: np.ndarray | None = None
+    ) -> tuple[RatingPairs, np.ndarray]:
+        """Pair every truth row of ``users`` with its prediction.
+
+        Returns the pairs and a boolean mask over sorted truth rows telling which rows have a
+        prediction. Rows without one are dropped, or given ``fill`` (per truth row) if set.
+        """
+        if self.r_score is None:
+            raise InvalidParameterError(
+                "rating metrics need predicted ratings: the recs table has no score column",
+                parameter="metrics")
+        has_pred = np.zeros(len(self.t_user), dtype=bool)
+        pred = np.full(len(self.t_user), np.nan)
+        matched = self.r_truth >= 0
+        has_pred[self.r_truth[matched]] = True
+        pred[self.r_truth[matched]] = self.r_score[matched]
+        if fill is not None:
+            pred = np.where(has_pred, pred, fill)
+            keep = np.ones(len(self.t_user), dtype=bool)
+        else:
+            keep = has_pred.copy()
+        in_eval = np.zeros(self.n_users, dtype=bool)
+        in_eval[users] = True
+        keep &= in_eval[self.t_user]
+        t_user = self.t_user[keep]
+        offs = _offsets(t_user, self.n_users)
+        pairs = RatingPairs(starts=offs[users], ends=offs[users + 1],
+                            pred=pred[keep], true=self.t_grade[keep])
+        return pairs, has_pred
+
+
+def _nondecreasing(a: np.ndarray) -> bool:
+    return bool(len(a) < 2 or not np.any(a[1:] < a[:-1]))
+
+
+def _offsets(sorted_codes: np.ndarray, n: int) -> np.ndarray:
+    offs = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sorted_codes, minlength=n), out=offs[1:])
+    return offs
+
+
+def _tie_blocks(s_user: np.ndarray, s_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end of the block of equal keys (within a user) of every sorted position."""
+    n = len(s_user)
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        new[1:] = (s_user[1:] != s_user[:-1]) | (s_key[1:] != s_key[:-1])
+    starts = np.flatnonzero(new)
+    block_id = np.cumsum(new) - 1
+    ends = np.append(starts[1:], n)
+    return starts[block_id].astype(np.int64), ends[block_id].astype(np.int64)
+
+
+def _duplicates(user: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
+    """Indices of rows whose (user, item) pair occurred earlier."""
+    key = user * max(n_items, 1) + item
+    order = np.argsort(key, kind="stable")
+    dup = np.zeros(len(key), dtype=bool)
+    dup[order[1:]] = key[order[1:]] == key[order[:-1]]
+    return np.flatnonzero(dup)
+
+
+def _check_duplicates(
+    table: InputTable, user: np.ndarray, item: np.ndarray, users: pd.Index, items: pd.Index
+) -> None:
+    dup = _duplicates(user, item, len(items))
+    if len(dup):
+        pairs = [(users[user[i]], items[item[i]]) for i in dup[:5]]
+        n_users = len(np.unique(user[dup]))
+        raise DuplicateRowError(
+            f"{table.name}: {len(dup)} repeated (user, item) pairs over {n_users} users, e.g. "
+            f"{', '.join(repr(p) for p in pairs)}; a repeated item would be counted twice. "
+            f"Remove the repeats (columns {table.columns['user']!r}, "
+            f"{table.columns['item']!r})",
+            column=table.columns["item"], n_bad=len(dup), examples=pairs)
+
+
+def _check_rank_agrees(
+    recs: InputTable, score: np.ndarray, rank: np.ndarray, r_user: np.ndarray, users: pd.Index
+) -> None:
+    """A rank column next to a score column must order each user's items the same way."""
+    order = np.lexsort((rank, r_user))
+    u, sc, rk = r_user[order], score[order], rank[order]
+    same = u[1:] == u[:-1]
+    bad = same & ((sc[1:] > sc[:-1]) | ((rk[1:] == rk[:-1]) & (sc[1:] != sc[:-1])))
+    if np.any(bad):
+        where = np.flatnonzero(bad)
+        ex = [users[c] for c in np.unique(u[where])[:5]]
+        raise RankScoreMismatchError(
+            f"recs: the rank column {recs.columns['rank']!r} and the score column "
+            f"{recs.columns['score']!r} disagree for {len(np.unique(u[where]))} users (a "
+            f"better rank has a lower score), e.g. users {ex}; pass only one of them, or "
+            f"name the one to use with columns=Columns(score=...) / Columns(rank=...)",
+            column=recs.columns["rank"], n_bad=len(np.unique(u[where])), examples=ex)
+
+
+def prepare(
+    recs: InputTable, truth: InputTable, *, relevance_threshold: float | None
+) -> Interactions:
+    """Validate, encode and join the two tables.
+
+    Raises
+    ------
+    EmptyInputError
+        When the truth is empty.
+    DuplicateRowError
+        When a (user, item) pair repeats in either table.
+    InvalidGradeError
+        When a grade is negative.
+    IdTypeMismatchError
+        When ids differ in type between the tables.
+    """
+    if len(truth) == 0:
+        raise EmptyInputError("truth is empty: there is nothing to evaluate against",
+                              parameter="truth")
+    if relevance_threshold is not None and not relevance_threshold > 0:
+        raise InvalidParameterError(
+            f"relevance_threshold must be a number > 0 (grades below it are not relevant), "
+            f"got {relevance_threshold!r}", parameter="relevance_threshold")
+    r_user, t_user, user_ids = encode_ids(
+        recs.user, truth.user, role="user",
+        columns=(recs.columns["user"], truth.columns["user"]))
+    r_item, t_item, item_ids = encode_ids(
+        recs.item, truth.item, role="item",
+        columns=(recs.columns["item"], truth.columns["item"]))
+    _check_duplicates(recs, r_user, r_item, user_ids, item_ids)
+    _check_duplicates(truth, t_user, t_item, user_ids, item_ids)
+
+    has_grade = truth.rating is not None
+    grade = truth.rating if truth.rating is not None else np.ones(len(truth))
+    if has_grade and np.any(grade < 0):
+        bad = np.flatnonzero(grade < 0)
+        ex = [(user_ids[t_user[i]], item_ids[t_item[i]], float(grade[i])) for i in bad[:5]]
+        raise InvalidGradeError(
+            f"truth: the rating column {truth.columns['rating']!r} has {len(bad)} negative "
+            f"grades, e.g. (user, item, grade) {ex}; relevance grades must be >= 0",
+            column=truth.columns["rating"], n_bad=len(bad), examples=ex)
+
+    t_order = np.lexsort((t_item, t_user))
+    t_user, t_item, grade = t_user[t_order], t_item[t_order], grade[t_order]
+    if relevance_threshold is not None:
+        t_rel = grade >= relevance_threshold
+    else:
+        t_rel = grade > 0
+
+    n_items = max(len(item_ids), 1)
+    t_key = t_user * n_items + t_item  # sorted
+    r_keys = r_user * n_items + r_item
+    pos = np.searchsorted(t_key, r_keys)
+    pos_c = np.minimum(pos, max(len(t_key) - 1, 0))
+    found = (pos < len(t_key)) & (t_key[pos_c] == r_keys) if len(t_key) else np.zeros(
+        len(r_keys), dtype=bool)
+    r_truth = np.where(found, pos_c, -1).astype(np.int64)
+
+    if recs.score is not None and recs.rank is not None:
+        _check_rank_agrees(recs, recs.score, recs.rank, r_user, user_ids)
+    if recs.score is not None:
+        r_key: np.ndarray | None = recs.score
+    elif recs.rank is not None:
+        r_key = -recs.rank
+    else:
+        r_key = None
+    return Interactions(
+        user_ids=user_ids, item_ids=item_ids, r_user=r_user, r_item=r_item, r_key=r_key,
+        r_score=recs.score, r_truth=r_truth, t_user=t_user, t_item=t_item,
+        t_grade=grade.astype(np.float64), t_rel=t_rel, has_grade=has_grade,
+        relevance_threshold=relevance_threshold,
+    )

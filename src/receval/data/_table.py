@@ -1,0 +1,128 @@
+"""The one in-memory form every input takes before validation: named numpy / pandas columns.
+
+Readers of other formats (polars, Arrow, files, dicts) only have to produce a pandas
+DataFrame or an :class:`InputTable`; everything after this module is format-agnostic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from receval._columns import Columns
+from receval.exceptions import InvalidParameterError, NonFiniteValueError, SchemaError
+
+__all__ = ["InputTable", "recs_table", "truth_table"]
+
+
+@dataclass(frozen=True)
+class InputTable:
+    """Columns of one input table, by role.
+
+    Attributes
+    ----------
+    name : str
+        ``"recs"`` or ``"truth"``, used in messages.
+    user, item : pandas.Series
+        The ids, as given (never cast).
+    score, rank, rating : numpy.ndarray of float64, or None
+        The numeric columns that are present.
+    columns : dict
+        Role -> original column name, for messages.
+    """
+
+    name: str
+    user: pd.Series
+    item: pd.Series
+    score: np.ndarray | None
+    rank: np.ndarray | None
+    rating: np.ndarray | None
+    columns: dict[str, str]
+
+    def __len__(self) -> int:
+        return len(self.user)
+
+
+def _as_frame(data: Any, name: str) -> pd.DataFrame:
+    if isinstance(data, pd.DataFrame):
+        return data
+    raise InvalidParameterError(
+        f"{name} must be a pandas DataFrame in this version, got {type(data).__name__}",
+        parameter=name)
+
+
+def _numeric(frame: pd.DataFrame, col: str, table: str, role: str) -> np.ndarray:
+    s = frame[col]
+    if not (pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)):
+        raise SchemaError(
+            f"{table}: the {role} column {col!r} must be numeric, got dtype {s.dtype}",
+            column=col)
+    isna = s.isna().to_numpy()
+    values = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    if isna.any() or np.isnan(values).any():
+        bad = np.flatnonzero(isna | np.isnan(values))
+        raise NonFiniteValueError(
+            f"{table}: the {role} column {col!r} has {len(bad)} missing or NaN values "
+            f"(rows {list(bad[:5])}); NaN has no place in an order or an error sum: "
+            f"drop or fill those rows first",
+            column=col, n_bad=len(bad), examples=bad[:5].tolist())
+    return values
+
+
+def _ids(frame: pd.DataFrame, col: str, table: str, role: str) -> pd.Series:
+    s = frame[col]
+    isna = s.isna().to_numpy()
+    if isna.any():
+        bad = np.flatnonzero(isna)
+        raise NonFiniteValueError(
+            f"{table}: the {role} id column {col!r} has {len(bad)} missing values "
+            f"(rows {list(bad[:5])})", column=col, n_bad=len(bad), examples=bad[:5].tolist())
+    return s.reset_index(drop=True)
+
+
+def recs_table(data: Any, columns: Columns) -> InputTable:
+    """Read the recommendations: user, item, and a score, a rank, or neither (input order)."""
+    frame = _as_frame(data, "recs")
+    avail = [str(c) for c in frame.columns]
+    ucol = columns.require("user", avail, table="recs")
+    icol = columns.require("item", avail, table="recs")
+    scol = columns.resolve("score", avail, table="recs", required=False)
+    rcol = columns.resolve("rank", avail, table="recs", required=False)
+    cols = {"user": ucol, "item": icol}
+    score = rank = None
+    if scol is not None:
+        cols["score"] = scol
+        score = _numeric(frame, scol, "recs", "score")
+    if rcol is not None:
+        cols["rank"] = rcol
+        rank = _numeric(frame, rcol, "recs", "rank")
+        if np.isinf(rank).any():
+            raise NonFiniteValueError(
+                f"recs: the rank column {rcol!r} has infinite values", column=rcol)
+    return InputTable("recs", _ids(frame, ucol, "recs", "user"), _ids(frame, icol, "recs", "item"),
+                      score, rank, None, cols)
+
+
+def truth_table(data: Any, columns: Columns) -> InputTable:
+    """Read the ground truth: user, item and an optional grade (rating / relevance)."""
+    frame = _as_frame(data, "truth")
+    avail = [str(c) for c in frame.columns]
+    ucol = columns.require("user", avail, table="truth")
+    icol = columns.require("item", avail, table="truth")
+    gcol = columns.resolve("rating", avail, table="truth", required=False)
+    cols = {"user": ucol, "item": icol}
+    rating = None
+    if gcol is not None:
+        cols["rating"] = gcol
+        rating = _numeric(frame, gcol, "truth", "rating")
+        if np.isinf(rating).any():
+            bad = np.flatnonzero(np.isinf(rating))
+            raise NonFiniteValueError(
+                f"truth: the rating column {gcol!r} has {len(bad)} infinite values "
+                f"(rows {list(bad[:5])})", column=gcol, n_bad=len(bad),
+                examples=bad[:5].tolist())
+    return InputTable("truth", _ids(frame, ucol, "truth", "user"),
+                      _ids(frame, icol, "truth", "item"), None, None, rating, cols)

@@ -1,0 +1,214 @@
+"""Every error and warning that receval raises on purpose.
+
+receval never returns a silently wrong number: bad input raises one of the errors below, or
+is handled by a policy that the caller chose and that the result records. The tree::
+
+    RecevalError(Exception)                       base of every error receval raises on purpose
+    ├── InvalidParameterError(RecevalError, ValueError)
+    │   │                                         a bad argument: k, a metric parameter, a policy
+    │   └── UnknownMetricError(InvalidParameterError, KeyError)
+    │                                             a metric name or parameter the registry lacks;
+    │                                             the message lists close matches
+    ├── SchemaError(RecevalError, ValueError)     the shape of an input: columns, dtypes
+    │   ├── ColumnNotFoundError(SchemaError, KeyError)
+    │   │                                         no column matches a role; lists the columns
+    │   └── IdTypeMismatchError(SchemaError)      user or item ids of different types in the
+    │                                             two tables (no implicit cast)
+    ├── DataError(RecevalError, ValueError)       the content of an input
+    │   ├── DuplicateRowError(DataError)          repeated (user, item) pairs
+    │   ├── NonFiniteValueError(DataError)        NaN scores, NaN / infinite ratings, null ids
+    │   ├── InvalidGradeError(DataError)          negative grades, gain overflow
+    │   ├── RankScoreMismatchError(DataError)     a rank column that contradicts the scores
+    │   ├── MissingUsersError(DataError)          users on one side only, under policy "error"
+    │   ├── MissingPredictionError(DataError)     truth ratings without a prediction
+    │   └── EmptyInputError(DataError)            empty tables, or no user left to evaluate
+    └── BackendUnavailableError(RecevalError, ImportError)
+                                                  an optional dependency is not installed
+
+    RecevalWarning(UserWarning)                   base of every warning receval emits
+    ├── DataWarning                               something in the data worth knowing
+    │   └── TiesAtCutoffWarning                   tied scores straddle a cutoff k
+    └── UndefinedMetricWarning                    a value is undefined for some users
+
+Every data error carries the offending column or parameter (``column`` / ``parameter``), the
+number of offending keys (``n_bad``) and up to five of them (``examples``), and pickles with its
+attributes intact, so that it survives being sent between processes (Spark executors, process
+pools).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "BackendUnavailableError",
+    "ColumnNotFoundError",
+    "DataError",
+    "DataWarning",
+    "DuplicateRowError",
+    "EmptyInputError",
+    "IdTypeMismatchError",
+    "InvalidGradeError",
+    "InvalidParameterError",
+    "MissingPredictionError",
+    "MissingUsersError",
+    "NonFiniteValueError",
+    "RankScoreMismatchError",
+    "RecevalError",
+    "RecevalWarning",
+    "SchemaError",
+    "TiesAtCutoffWarning",
+    "UndefinedMetricWarning",
+    "UnknownMetricError",
+]
+
+MAX_EXAMPLES = 5
+
+
+def format_examples(examples: Sequence[Any], n_bad: int | None = None) -> str:
+    """Render up to five offending keys as ``'a', 'b', ... (12 in all)``."""
+    shown = list(examples)[:MAX_EXAMPLES]
+    text = ", ".join(repr(_plain(x)) for x in shown)
+    total = len(examples) if n_bad is None else n_bad
+    if total > len(shown):
+        text += f", ... ({total} in all)"
+    return text
+
+
+def _plain(x: Any) -> Any:
+    """Numpy scalars and tuples of them print as plain Python values."""
+    if isinstance(x, tuple):
+        return tuple(_plain(v) for v in x)
+    item = getattr(x, "item", None)
+    if callable(item) and type(x).__module__ == "numpy":
+        return item()
+    return x
+
+
+class RecevalError(Exception):
+    """Base class of every error that receval raises on purpose.
+
+    Parameters
+    ----------
+    message : str
+        The full, human-readable message.
+    column : str, optional
+        The input column concerned, if any.
+    parameter : str, optional
+        The parameter concerned, if any.
+    n_bad : int, optional
+        How many keys (rows, users, pairs) break the rule.
+    examples : sequence, optional
+        Up to five offending keys.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        column: str | None = None,
+        parameter: str | None = None,
+        n_bad: int | None = None,
+        examples: Sequence[Any] = (),
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.column = column
+        self.parameter = parameter
+        self.n_bad = n_bad
+        self.examples = tuple(_plain(x) for x in list(examples)[:MAX_EXAMPLES])
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        kwargs = {
+            "column": self.column,
+            "parameter": self.parameter,
+            "n_bad": self.n_bad,
+            "examples": self.examples,
+        }
+        return (_rebuild, (type(self), self.message, kwargs))
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _rebuild(cls: type[RecevalError], message: str, kwargs: dict[str, Any]) -> RecevalError:
+    return cls(message, **kwargs)
+
+
+class InvalidParameterError(RecevalError, ValueError):
+    """A parameter of a metric, of ``evaluate`` or of a protocol has an invalid value."""
+
+
+class UnknownMetricError(InvalidParameterError, KeyError):
+    """A metric name (or one of its parameters) is not in the registry."""
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return self.message
+
+
+class SchemaError(RecevalError, ValueError):
+    """The shape of an input table is wrong: a missing column, a wrong dtype."""
+
+
+class ColumnNotFoundError(SchemaError, KeyError):
+    """No column of the input plays a required role (user, item, score, ...)."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class IdTypeMismatchError(SchemaError):
+    """User or item ids have different types in the recommendations and the truth."""
+
+
+class DataError(RecevalError, ValueError):
+    """The content of an input breaks a rule."""
+
+
+class DuplicateRowError(DataError):
+    """A (user, item) pair appears more than once in one table."""
+
+
+class NonFiniteValueError(DataError):
+    """A NaN score, a NaN or infinite rating, or a missing id."""
+
+
+class InvalidGradeError(DataError):
+    """A relevance grade that is not allowed (negative) or that overflows a gain."""
+
+
+class RankScoreMismatchError(DataError):
+    """A rank column orders a user's items differently from the score column."""
+
+
+class MissingUsersError(DataError):
+    """Users present in one table only, when the policy for them is ``"error"``."""
+
+
+class MissingPredictionError(DataError):
+    """Truth ratings have no predicted rating, when the policy for them is ``"error"``."""
+
+
+class EmptyInputError(DataError):
+    """An input table is empty, or no user is left to evaluate."""
+
+
+class BackendUnavailableError(RecevalError, ImportError):
+    """An optional dependency needed by the requested feature is not installed."""
+
+
+class RecevalWarning(UserWarning):
+    """Base class of every warning receval emits; ``strict=True`` makes them errors."""
+
+
+class DataWarning(RecevalWarning):
+    """Something in the data the user should know about (the result also records it)."""
+
+
+class TiesAtCutoffWarning(DataWarning):
+    """Tied scores straddle a cutoff ``k``, so the value depends on the tie policy."""
+
+
+class UndefinedMetricWarning(RecevalWarning):
+    """A metric is undefined for some users; the result records how they were handled."""

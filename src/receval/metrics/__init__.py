@@ -1,0 +1,68 @@
+"""Metric specifications, the registry and the metric grammar.
+
+>>> import receval as rv
+>>> rv.metrics.parse("ndcg(gain=exponential)@10")
+NDCG(gain='exponential')@10
+"""
+
+from receval.metrics._base import Metric
+from receval.metrics._coverage import GlobalMetric, ItemCoverage, UserCoverage
+from receval.metrics._ranking import (
+    ARHR,
+    CG,
+    DCG,
+    NDCG,
+    AveragePrecision,
+    FBeta,
+    HitRate,
+    Precision,
+    RankingMetric,
+    RankScore,
+    Recall,
+    ReciprocalRank,
+)
+from receval.metrics._rating import (
+    MAE,
+    MSE,
+    RMSE,
+    Kendall,
+    RatingF1,
+    RatingMetric,
+    RatingPrecision,
+    RatingRecall,
+    Spearman,
+)
+from receval.metrics._registry import MetricInfo, available, get, parse, register
+
+__all__ = [
+    "ARHR",
+    "CG",
+    "DCG",
+    "MAE",
+    "MSE",
+    "NDCG",
+    "RMSE",
+    "AveragePrecision",
+    "FBeta",
+    "GlobalMetric",
+    "HitRate",
+    "ItemCoverage",
+    "Kendall",
+    "Metric",
+    "MetricInfo",
+    "Precision",
+    "RankScore",
+    "RankingMetric",
+    "RatingF1",
+    "RatingMetric",
+    "RatingPrecision",
+    "RatingRecall",
+    "Recall",
+    "ReciprocalRank",
+    "Spearman",
+    "UserCoverage",
+    "available",
+    "get",
+    "parse",
+    "register",
+]

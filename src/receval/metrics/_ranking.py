@@ -1,0 +1,324 @@
+"""Top-k and whole-list ranking metrics.
+
+Notation for one user: the recommended list ranked best first, ``rel_i`` = 1 if the item at
+rank ``i`` is relevant, ``g_i`` its gain, ``R`` the user's relevant items, ``k`` the cutoff
+(the list length ``n`` when there is none), ``hits@k = sum_{i<=k} rel_i``. Per-user values are
+averaged over users (``macro``) unless ``aggregation='micro'``, which divides the sum of the
+numerators over users by the sum of the denominators.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from receval._kernels import ranking as K
+from receval.metrics._base import TIES, Metric, param
+from receval.metrics._registry import register
+
+__all__ = [
+    "ARHR",
+    "CG",
+    "DCG",
+    "NDCG",
+    "AveragePrecision",
+    "FBeta",
+    "HitRate",
+    "Precision",
+    "RankScore",
+    "RankingMetric",
+    "Recall",
+    "ReciprocalRank",
+]
+
+_GAINS = {"linear": K.GAIN_LINEAR, "exponential": K.GAIN_EXPONENTIAL, "binary": K.GAIN_BINARY}
+_DISCOUNTS = {"log2": K.DISC_LOG2, "breese": K.DISC_BREESE}
+
+
+def _gain() -> Any:
+    return param("linear", "gain of a relevant item of grade g: g, 2^g - 1, or 1",
+                 options=tuple(_GAINS))
+
+
+def _discount() -> Any:
+    return param("log2", "discount of rank i: 1/log2(i+1), or 1/max(1, log2 i) (Breese)",
+                 options=tuple(_DISCOUNTS))
+
+
+def _ties() -> Any:
+    return param(None, "tie policy for equal scores; None follows evaluate(ties=...)",
+                 options=(None, *TIES))
+
+
+def _aggregation(*options: str) -> Any:
+    return param(options[0], "macro: mean over users; micro: sum of numerators over sum of "
+                 "denominators", options=options)
+
+
+class RankingMetric(Metric):
+    """A metric computed from each user's ranked list by the ranking kernel."""
+
+    family: ClassVar[str] = "ranking"
+    kernel_kind: ClassVar[int] = -1
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """The kernel request: (kind, k, gain, discount, variant, parameter)."""
+        return (self.kernel_kind, self.k or 0, K.GAIN_BINARY, K.DISC_NONE, 0, 0.0)
+
+    @property
+    def tie_policy(self) -> str | None:
+        """The metric's own tie policy, or None to follow ``evaluate``."""
+        return getattr(self, "ties", None)
+
+
+@register("p", "prec")
+class Precision(RankingMetric):
+    r"""Precision: the share of the first ``k`` places that hold a relevant item.
+
+    .. math:: P@k = \frac{hits@k}{k}
+
+    A list shorter than ``k`` counts its empty places as misses (trec_eval, ranx); without
+    ``@k`` the whole list is the set and ``P = hits / n``.
+    """
+
+    name = "precision"
+    display = "Precision"
+    aggregations = ("macro", "micro")
+    summary = "share of the top k that is relevant"
+    formula = "hits@k / k"
+    kernel_kind = K.PRECISION
+    ties: str | None = _ties()
+    aggregation: str = _aggregation("macro", "micro")
+
+
+@register("r", "rec")
+class Recall(RankingMetric):
+    r"""Recall: the share of the user's relevant items found in the first ``k`` places.
+
+    .. math:: R@k = \frac{hits@k}{|R|}
+    """
+
+    name = "recall"
+    display = "Recall"
+    aggregations = ("macro", "micro")
+    summary = "share of the relevant items found in the top k"
+    formula = "hits@k / |R|"
+    kernel_kind = K.RECALL
+    ties: str | None = _ties()
+    aggregation: str = _aggregation("macro", "micro")
+
+
+@register(("f1", {"beta": 1.0}), "fbeta", "f_beta", "f_measure")
+class FBeta(RankingMetric):
+    r"""F-measure: the weighted harmonic mean of precision and recall at ``k``.
+
+    .. math:: F_\beta@k = \frac{(1+\beta^2)\,P\,R}{\beta^2 P + R}
+              = \frac{(1+\beta^2)\,hits@k}{\beta^2 |R| + k}
+
+    ``beta`` is β itself (recall weighs β times as much as precision), not β² as in
+    trec_eval's ``set_F``. ``F1`` is ``beta=1``.
+    """
+
+    name = "fbeta"
+    display = "F"
+    aggregations = ("macro", "micro")
+    summary = "harmonic mean of precision and recall, recall weighted by beta"
+    formula = "(1 + b^2) hits@k / (b^2 |R| + k)"
+    kernel_kind = K.FBETA
+    beta: float = param(1.0, "recall is beta times as important as precision", kind=float,
+                        check=lambda b: b > 0, rule="a number > 0")
+    ties: str | None = _ties()
+    aggregation: str = _aggregation("macro", "micro")
+
+    def label_name(self) -> str:
+        """``F1`` for beta = 1, else ``F``."""
+        return "F1" if self.beta == 1.0 else "F"
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """Kernel request with beta as parameter."""
+        return (self.kernel_kind, self.k or 0, K.GAIN_BINARY, K.DISC_NONE, 0, self.beta)
+
+
+@register("hr", "hit", "hitrate", "hit_ratio", "success")
+class HitRate(RankingMetric):
+    r"""Hit rate: the share of users with at least one relevant item in the first ``k``.
+
+    .. math:: HR@k = \frac{1}{|U|}\sum_u \mathbb{1}[hits_u@k > 0]
+    """
+
+    name = "hit_rate"
+    display = "HitRate"
+    summary = "share of users with a relevant item in the top k"
+    formula = "1[hits@k > 0]"
+    kernel_kind = K.HIT
+    ties: str | None = _ties()
+
+
+@register("rr", "recip_rank", "reciprocal_rank")
+class ReciprocalRank(RankingMetric):
+    r"""Reciprocal rank of the first relevant item (0 if none in the first ``k``); MRR.
+
+    .. math:: RR@k = \frac{1}{\min\{i \le k : rel_i = 1\}}
+    """
+
+    name = "mrr"
+    display = "MRR"
+    summary = "1 / rank of the first relevant item within k"
+    formula = "1 / rank_first_hit"
+    kernel_kind = K.RR
+    ties: str | None = _ties()
+
+
+@register("average_reciprocal_hit_rank")
+class ARHR(RankingMetric):
+    r"""Average reciprocal hit rank: the sum of ``1/i`` over every hit in the first ``k``.
+
+    .. math:: ARHR@k = \sum_{i \le k} \frac{rel_i}{i}
+
+    Not bounded by 1 per user when there are several hits (Deshpande & Karypis 2004).
+    """
+
+    name = "arhr"
+    display = "ARHR"
+    summary = "sum of 1 / rank over the hits within k"
+    formula = "sum_i rel_i / i"
+    bounds = (0.0, float("inf"))
+    kernel_kind = K.DCG
+    ties: str | None = _ties()
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """DCG with binary gain and discount 1/i."""
+        return (K.DCG, self.k or 0, K.GAIN_BINARY, K.DISC_RECIPROCAL, 0, 0.0)
+
+
+_AP_DENOMINATORS = {"min_k_relevant": K.AP_MIN_K_RELEVANT, "relevant": K.AP_RELEVANT,
+                    "hits": K.AP_HITS}
+
+
+@register("map", "average_precision", "mean_average_precision")
+class AveragePrecision(RankingMetric):
+    r"""Average precision at ``k``; its mean over users is MAP@k.
+
+    .. math:: AP@k = \frac{1}{D}\sum_{i \le k} rel_i \cdot P@i
+
+    with the denominator ``D`` chosen by ``denominator``: ``min_k_relevant`` = min(k, |R|)
+    (Kaggle's AP@n, RecBole, RePlay), ``relevant`` = |R| (trec_eval map / map_cut, ranx),
+    ``hits`` = hits@k (0 when there is none). Without ``@k``, k is the list length.
+    """
+
+    name = "ap"
+    display = "MAP"
+    summary = "mean of the precision at each hit within k"
+    formula = "sum_i rel_i P@i / D"
+    kernel_kind = K.AP
+    denominator: str = param("min_k_relevant", "D: min(k, |R|), |R|, or hits@k",
+                             options=tuple(_AP_DENOMINATORS))
+    ties: str | None = _ties()
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """AP with its denominator variant."""
+        return (K.AP, self.k or 0, K.GAIN_BINARY, K.DISC_NONE,
+                _AP_DENOMINATORS[self.denominator], 0.0)
+
+
+@register("cumulative_gain")
+class CG(RankingMetric):
+    r"""Cumulative gain: the sum of the gains of the first ``k`` items.
+
+    .. math:: CG@k = \sum_{i \le k} g_i
+    """
+
+    name = "cg"
+    display = "CG"
+    summary = "sum of gains within k"
+    formula = "sum_i g_i"
+    bounds = (0.0, float("inf"))
+    kernel_kind = K.DCG
+    gain: str = _gain()
+    ties: str | None = _ties()
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """DCG with no discount."""
+        return (K.DCG, self.k or 0, _GAINS[self.gain], K.DISC_NONE, 0, 0.0)
+
+
+@register("discounted_cumulative_gain")
+class DCG(RankingMetric):
+    r"""Discounted cumulative gain.
+
+    .. math:: DCG@k = \sum_{i \le k} g_i \, d(i)
+
+    with ``g_i`` = grade (``linear``), ``2^grade - 1`` (``exponential``) or 1 (``binary``),
+    and ``d(i) = 1/log2(i+1)`` (``log2``) or ``1/max(1, log2 i)`` (``breese``).
+    """
+
+    name = "dcg"
+    display = "DCG"
+    summary = "gains discounted by rank, summed within k"
+    formula = "sum_i g_i d(i)"
+    bounds = (0.0, float("inf"))
+    kernel_kind = K.DCG
+    gain: str = _gain()
+    discount: str = _discount()
+    ties: str | None = _ties()
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """DCG with its gain and discount."""
+        return (K.DCG, self.k or 0, _GAINS[self.gain], _DISCOUNTS[self.discount], 0, 0.0)
+
+
+@register("normalized_discounted_cumulative_gain", "ndcg_cut")
+class NDCG(RankingMetric):
+    r"""Normalised discounted cumulative gain.
+
+    .. math:: nDCG@k = \frac{DCG@k}{IDCG@k}
+
+    ``IDCG@k`` is the DCG of the ideal order: with ``ideal='truth'`` all of the user's
+    relevant items by decreasing grade, cut at k (without ``@k``: not cut); with
+    ``ideal='list'`` the recommended list itself reordered by decreasing grade, cut at k.
+    Gains and discounts as in :class:`DCG`.
+    """
+
+    name = "ndcg"
+    display = "NDCG"
+    aggregations = ("macro", "micro")
+    summary = "DCG over the DCG of the ideal ranking"
+    formula = "DCG@k / IDCG@k"
+    kernel_kind = K.NDCG
+    gain: str = _gain()
+    discount: str = _discount()
+    ideal: str = param("truth", "ideal order: all relevant items, or the list reordered",
+                       options=("truth", "list"))
+    ties: str | None = _ties()
+    aggregation: str = _aggregation("macro", "micro")
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """nDCG with its gain, discount and ideal."""
+        return (K.NDCG, self.k or 0, _GAINS[self.gain], _DISCOUNTS[self.discount],
+                K.IDEAL_TRUTH if self.ideal == "truth" else K.IDEAL_LIST, 0.0)
+
+
+@register("half_life_utility", "hlu", "rankscore", "breese")
+class RankScore(RankingMetric):
+    r"""Rank score (Breese et al. 1998, half-life utility): hits discounted by a half-life.
+
+    .. math:: RS@k = \frac{\sum_{i \le k} rel_i\, 2^{-(i-1)/\alpha}}
+                          {\sum_{j=1}^{\min(k,|R|)} 2^{-(j-1)/\alpha}}
+
+    ``alpha`` is the rank at which an item's chance of being viewed halves. Breese's
+    aggregate over users is the ratio of the sums (``aggregation='micro'``).
+    """
+
+    name = "rank_score"
+    display = "RankScore"
+    aggregations = ("macro", "micro")
+    summary = "hits discounted with half-life alpha over the best achievable"
+    formula = "sum_i rel_i 2^(-(i-1)/alpha) / max"
+    alpha: float = param(5.0, "half-life: the rank at which the discount is 1/2 (plus 1)",
+                         kind=float, check=lambda a: a > 0, rule="a number > 0")
+    ties: str | None = _ties()
+    aggregation: str = _aggregation("macro", "micro")
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """nDCG with binary gain and the half-life discount."""
+        return (K.NDCG, self.k or 0, K.GAIN_BINARY, K.DISC_HALFLIFE, K.IDEAL_TRUTH,
+                self.alpha)
