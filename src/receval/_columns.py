@@ -85,7 +85,7 @@ class Columns:
                 raise ColumnNotFoundError(
                     f"{table}: the {role} column {explicit!r} (set by columns=) is not in the "
                     f"table; its columns are {avail}", column=explicit)
-            return explicit
+            return str(explicit)
         found = [name for name in ALIASES[role] if name in avail]
         if len(found) > 1:
             raise ColumnNotFoundError(

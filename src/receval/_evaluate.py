@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -164,8 +164,10 @@ def evaluate(
     data = prepare(rt, tt, relevance_threshold=relevance_threshold)
     acc = _account(data, pol, strict)
 
-    ranking = [(t, m) for t, m in specs if isinstance(m, RankingMetric)]
-    rating = [(t, m) for t, m in specs if isinstance(m, RatingMetric)]
+    ranking: list[tuple[str, RankingMetric]] = [
+        (t, m) for t, m in specs if isinstance(m, RankingMetric)]
+    rating: list[tuple[str, RatingMetric]] = [
+        (t, m) for t, m in specs if isinstance(m, RatingMetric)]
     glob = [(t, m) for t, m in specs if isinstance(m, GlobalMetric)]
 
     summaries: dict[str, MetricSummary] = {}
@@ -284,12 +286,12 @@ def _aggregate(metric: Metric, num: np.ndarray, den: np.ndarray) -> tuple[float,
     return value, per_user, n_undefined
 
 
-def _run_ranking(data: Interactions, specs: list[tuple[str, Metric]], codes: np.ndarray,
+def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
+                 codes: np.ndarray,
                  ties: str, summaries: dict[str, MetricSummary],
                  columns_out: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
     groups: dict[str, list[RankingMetric]] = {}
     for _, metric in specs:
-        assert isinstance(metric, RankingMetric)  # noqa: S101 - filtered by the caller
         groups.setdefault(metric.tie_policy or ties, []).append(metric)
     for policy, group in groups.items():
         lists = data.ranked(codes, policy)
@@ -318,10 +320,11 @@ def _run_ranking(data: Interactions, specs: list[tuple[str, Metric]], codes: np.
             columns_out[metric.label] = (codes, per_user)
 
 
-def _run_rating(data: Interactions, specs: list[tuple[str, Metric]],
+def _run_rating(data: Interactions, specs: Sequence[tuple[str, RatingMetric]],
                 threshold: float | None, missing: str | float, strict: bool,
                 summaries: dict[str, MetricSummary],
-                columns_out: dict[str, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, int]:
+                columns_out: dict[str, tuple[np.ndarray, np.ndarray]]
+                ) -> tuple[np.ndarray, np.ndarray, int]:
     if not data.has_grade:
         raise InvalidParameterError(
             f"rating metrics ({', '.join(m.label for _, m in specs)}) need true ratings: the "
@@ -352,21 +355,20 @@ def _run_rating(data: Interactions, specs: list[tuple[str, Metric]],
                               "nothing to compare", parameter="recs")
     metrics: list[RatingMetric] = []
     for _, metric in specs:
-        assert isinstance(metric, RatingMetric)  # noqa: S101 - filtered by the caller
         if getattr(metric, "threshold", 0.0) is None:
             if threshold is None:
                 raise InvalidParameterError(
                     f"{metric.label} needs a threshold: pass "
                     f"'{metric.name}(threshold=4)' or relevance_threshold=",
                     parameter="threshold")
-            metric = metric.replace(threshold=float(threshold))  # type: ignore[assignment]
+            metric = cast(RatingMetric, metric.replace(threshold=float(threshold)))
         metrics.append(metric)
     req = np.array([m.request() for m in metrics], dtype=np.float64)
     num = np.zeros((len(codes), len(metrics)))
     den = np.zeros((len(codes), len(metrics)))
     QK.rating_kernel(starts, ends, pairs.pred, pairs.true, req[:, 0].astype(np.int64),
                      req[:, 1], num, den)
-    for (_, asked), metric, j in zip(specs, metrics, range(len(metrics))):
+    for (_, asked), metric, j in zip(specs, metrics, range(len(metrics)), strict=True):
         value, per_user, n_undef = _aggregate(metric, num[:, j], den[:, j])
         if n_undef:
             _warn(UndefinedMetricWarning,

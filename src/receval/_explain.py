@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -181,7 +182,7 @@ def _dcg_table(grades: np.ndarray, rel: np.ndarray, gains_grade: np.ndarray, gfl
                dflag: int, prm: float) -> pd.DataFrame:
     ranks = np.arange(1, len(grades) + 1)
     gain = np.array([K.gain_value(float(x), float(r), gflag, 0.0)
-                     for x, r in zip(gains_grade, rel)])
+                     for x, r in zip(gains_grade, rel, strict=True)])
     disc = np.array([K.discount(int(i), dflag, prm) for i in ranks])
     contrib = gain * disc
     return pd.DataFrame({"i": ranks, "grade": grades.astype(float),
@@ -190,7 +191,7 @@ def _dcg_table(grades: np.ndarray, rel: np.ndarray, gains_grade: np.ndarray, gfl
                          "contribution": contrib, "cumulative": np.cumsum(contrib)})
 
 
-def _sum_line(name: str, contrib: Sequence[float], total: float) -> str:
+def _sum_line(name: str, contrib: Iterable[float], total: float) -> str:
     terms = " + ".join(_fmt(float(c)) for c in contrib) or "0"
     return f"{name} = {terms} = {_fmt(total)}"
 
@@ -198,7 +199,7 @@ def _sum_line(name: str, contrib: Sequence[float], total: float) -> str:
 def _worked(m: RankingMetric, g: np.ndarray, rel: np.ndarray, grade: np.ndarray,
             igrade: np.ndarray, nominal: int, n_rel: int, num: float, den: float,
             value: float) -> tuple[pd.DataFrame, pd.DataFrame | None, list[str]]:
-    kind, k, gflag, dflag, variant, prm = m.request()
+    kind, _, gflag, dflag, variant, prm = m.request()
     at = f"@{m.k}" if m.k else ""
     ranks = np.arange(1, len(g) + 1)
     if kind in (K.DCG, K.NDCG):

@@ -161,7 +161,7 @@ class EvaluationResult:
             return self._aliases[key]
         try:
             label = parse(key).label
-        except Exception:  # noqa: BLE001 - any parse failure is "not here"
+        except Exception:  # any parse failure means "not in this result"
             label = None
         if label is not None and label in self.summaries:
             return label

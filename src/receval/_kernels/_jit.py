@@ -25,6 +25,6 @@ def njit(*, parallel: bool = False) -> Callable[[F], F]:
     """Compile with numba in nopython mode, cached on disk, fastmath off (exact IEEE)."""
 
     def wrap(fn: F) -> F:
-        return numba.njit(cache=True, parallel=parallel, nogil=True)(fn)  # type: ignore[no-any-return]
+        return numba.njit(cache=True, parallel=parallel, nogil=True)(fn)  # type: ignore[return-value]
 
     return wrap

@@ -104,14 +104,14 @@ def rating_kernel(
         e = ends[u]
         for m in range(len(kind)):
             kd = kind[m]
-            if kd == ABS_ERROR or kd == SQ_ERROR:
+            if kd in (ABS_ERROR, SQ_ERROR):
                 total = 0.0
                 for i in range(s, e):
                     d = pred[i] - true[i]
                     total += abs(d) if kd == ABS_ERROR else d * d
                 num[u, m] = total
                 den[u, m] = e - s
-            elif kd == DEC_PRECISION or kd == DEC_RECALL or kd == DEC_F1:
+            elif kd in (DEC_PRECISION, DEC_RECALL, DEC_F1):
                 t = param[m]
                 tp = 0.0
                 fp = 0.0

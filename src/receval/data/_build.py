@@ -185,12 +185,12 @@ class Interactions:
                 return np.arange(n)
             return np.argsort(self.r_user, kind="stable")
         key = self.r_key
-        if _nondecreasing(self.r_user):
+        if _nondecreasing(self.r_user):  # fast path: already grouped and ranked
             same = self.r_user[1:] == self.r_user[:-1]
             dk = key[1:] - key[:-1]
-            if not np.any(same & (dk > 0)):  # already ranked within each user
-                if ties in ("stable", "expected") or not np.any(same & (dk == 0)):
-                    return np.arange(n)
+            ranked = not np.any(same & (dk > 0))
+            if ranked and (ties in ("stable", "expected") or not np.any(same & (dk == 0))):
+                return np.arange(n)
         if ties in ("stable", "expected"):
             return np.lexsort((-key, self.r_user))
         if ties == "item":
@@ -344,10 +344,7 @@ def prepare(
 
     t_order = np.lexsort((t_item, t_user))
     t_user, t_item, grade = t_user[t_order], t_item[t_order], grade[t_order]
-    if relevance_threshold is not None:
-        t_rel = grade >= relevance_threshold
-    else:
-        t_rel = grade > 0
+    t_rel = grade >= relevance_threshold if relevance_threshold is not None else grade > 0
 
     n_items = max(len(item_ids), 1)
     t_key = t_user * n_items + t_item  # sorted

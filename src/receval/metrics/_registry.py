@@ -32,10 +32,9 @@ def register(*aliases: str | tuple[str, dict[str, Any]]) -> Any:
     """
 
     def wrap(cls: M) -> M:
-        cls = dataclasses.dataclass(frozen=True, repr=False)(cls)
+        cls = dataclasses.dataclass(frozen=True, repr=False)(cls)  # type: ignore[assignment]
         names: list[tuple[str, dict[str, Any]]] = [(cls.name, {}), (cls.display, {})]
-        for a in (*cls.aliases, *aliases):
-            names.append(a if isinstance(a, tuple) else (a, {}))
+        names.extend(a if isinstance(a, tuple) else (a, {}) for a in (*cls.aliases, *aliases))
         for alias, presets in names:
             key = alias.lower()
             if key in _REGISTRY and _REGISTRY[key][0] is not cls:
@@ -81,9 +80,9 @@ def _value(text: str) -> Any:
 def _coerce(cls: type[Metric], fieldname: str, value: Any) -> Any:
     f = {f.name: f for f in dataclasses.fields(cls)}[fieldname]
     kind = f.metadata.get("kind", str)
-    if kind is float or (isinstance(kind, tuple) and float in kind):
-        if isinstance(value, int) and not isinstance(value, bool):
-            return float(value)
+    wants_float = kind is float or (isinstance(kind, tuple) and float in kind)
+    if wants_float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
     return value
 
 

@@ -1,0 +1,78 @@
+"""Terminal rendering of results and metric lists with rich."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from receval._result import EvaluationResult
+    from receval.metrics import MetricInfo
+
+__all__ = ["metric_detail", "metrics_table", "notes", "result_table", "users_table"]
+
+
+def _num(v: float) -> str:
+    return "nan" if math.isnan(v) else f"{v:.4f}"
+
+
+def result_table(results: dict[str, EvaluationResult], *, title: str = "") -> Table:
+    """Metrics down, runs across; the best value of each row in bold."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric")
+    for name in results:
+        table.add_column(name, justify="right")
+    first = next(iter(results.values()))
+    for label in first.labels:
+        metric = first.summaries[label].metric
+        values = [r[label] for r in results.values()]
+        finite = [v for v in values if not math.isnan(v)]
+        best = (max(finite) if metric.higher_is_better else min(finite)) if finite else None
+        cells = [f"[bold]{_num(v)}[/]" if len(values) > 1 and v == best else _num(v)
+                 for v in values]
+        table.add_row(label, *cells)
+    return table
+
+
+def users_table(ev: EvaluationResult) -> Table:
+    """Where every user went."""
+    table = Table(title="users", title_justify="left")
+    table.add_column("users")
+    table.add_column("count", justify="right")
+    table.add_column("handling")
+    for name, row in ev.users.summary().iterrows():
+        table.add_row(str(name), str(row["count"]), str(row["handling"]))
+    return table
+
+
+def metrics_table(infos: list[MetricInfo]) -> Table:
+    """One row per metric: name, aliases, @k, parameters, summary."""
+    table = Table(title="metrics (name[(param=value, ...)][@k])", title_justify="left")
+    for col in ("name", "aliases", "@k", "parameters", "what it measures"):
+        table.add_column(col)
+    for info in infos:
+        params = ", ".join(
+            f"{p}={'|'.join(str(o) for o in spec['options'] if o is not None)}"
+            if spec["options"] else f"{p}={spec['default']}"
+            for p, spec in info.parameters.items())
+        table.add_row(info.name, ", ".join(info.aliases), "yes" if info.takes_k else "",
+                      params, info.summary)
+    return table
+
+
+def metric_detail(console: Any, info: MetricInfo, doc: str) -> None:
+    """Print one metric's documentation and parameters."""
+    console.print(f"[bold]{info.name}[/] ({info.display}); aliases: {', '.join(info.aliases)}")
+    console.print(doc.strip())
+    for name, spec in info.parameters.items():
+        opts = f" one of {spec['options']}" if spec["options"] else ""
+        console.print(f"  {name} (default {spec['default']!r}){opts}: {spec['doc']}")
+
+
+def notes(console: Any, messages: list[str], elapsed: float) -> None:
+    """Warnings raised during the run, then the time taken."""
+    for message in messages:
+        console.print(f"[yellow]note:[/] {message}")
+    console.print(f"[dim]computed in {elapsed:.2f} s[/]")

@@ -1,0 +1,303 @@
+"""A slow, obviously-correct reference implementation of receval's ranking metrics.
+
+Everything here is plain Python written straight from the formulas, one user at a time, with
+no numpy and no closed forms, so that it can be checked by eye against the definitions.
+
+A user's ranked list is given as ``grades``: the grade of each recommended item in rank order,
+best first, 0 when the item is not relevant. ``rel`` is the list of the grades of all of the
+user's relevant items (recommended or not; every one is > 0), so ``len(rel) == |R|``. ``k`` is
+the cutoff, or ``None`` for the whole list. Ratios whose denominator is 0 are 0.
+
+Tie policies are list transformations of ``(score, grade, item)`` rows; ``expected`` is the
+plain mean of a metric over every ordering of every tied block (itertools.permutations over
+the product of the blocks), so only small blocks are affordable.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+Grades = Sequence[float]
+Row = tuple[float, float, Any]  # (score, grade, item)
+MetricFn = Callable[[Grades, Grades, "int | None"], float]
+
+TIE_POLICIES = ("stable", "item", "optimistic", "pessimistic", "expected")
+
+
+# -- building blocks ---------------------------------------------------------------------------
+
+
+def top(grades: Grades, k: int | None) -> list[float]:
+    """The first ``k`` grades of the list (all of them when ``k`` is None)."""
+    return list(grades) if k is None else list(grades[:k])
+
+
+def nominal_k(grades: Grades, k: int | None) -> int:
+    """The cutoff as a number of places: ``k``, or the list length when ``k`` is None."""
+    return len(grades) if k is None else k
+
+
+def is_relevant(grade: float) -> bool:
+    """An item is relevant when its grade is positive."""
+    return grade > 0
+
+
+def hits(grades: Grades, k: int | None) -> int:
+    """Number of relevant items among the first ``k``."""
+    return sum(1 for g in top(grades, k) if is_relevant(g))
+
+
+def gain(grade: float, kind: str) -> float:
+    """Gain of an item of grade ``grade``: linear, exponential or binary."""
+    if kind == "linear":
+        return float(grade)
+    if kind == "exponential":
+        return 2.0**grade - 1.0
+    if kind == "binary":
+        return 1.0 if is_relevant(grade) else 0.0
+    raise ValueError(kind)
+
+
+def discount(i: int, kind: str) -> float:
+    """Discount of the 1-based rank ``i``."""
+    if kind == "log2":
+        return 1.0 / math.log2(i + 1)
+    if kind == "breese":
+        return 1.0 / max(1.0, math.log2(i))
+    raise ValueError(kind)
+
+
+# -- metrics -----------------------------------------------------------------------------------
+
+
+def precision(grades: Grades, rel: Grades, k: int | None) -> float:
+    """hits@k / k (k = list length when None; 0 for an empty list without k)."""
+    n = nominal_k(grades, k)
+    if n == 0:
+        return 0.0
+    return hits(grades, k) / n
+
+
+def recall(grades: Grades, rel: Grades, k: int | None) -> float:
+    """hits@k / |R|."""
+    if len(rel) == 0:
+        return 0.0
+    return hits(grades, k) / len(rel)
+
+
+def fbeta(grades: Grades, rel: Grades, k: int | None, beta: float = 1.0) -> float:
+    """(1 + b²) hits@k / (b² |R| + k)."""
+    den = beta**2 * len(rel) + nominal_k(grades, k)
+    if den == 0:
+        return 0.0
+    return (1 + beta**2) * hits(grades, k) / den
+
+
+def hit_rate(grades: Grades, rel: Grades, k: int | None) -> float:
+    """1 if there is a relevant item among the first k, else 0."""
+    return 1.0 if hits(grades, k) > 0 else 0.0
+
+
+def rr(grades: Grades, rel: Grades, k: int | None) -> float:
+    """1 / rank of the first relevant item within k, 0 if none."""
+    for i, g in enumerate(top(grades, k), start=1):
+        if is_relevant(g):
+            return 1.0 / i
+    return 0.0
+
+
+def arhr(grades: Grades, rel: Grades, k: int | None) -> float:
+    """Sum of 1 / i over the relevant items i within k."""
+    return sum(1.0 / i for i, g in enumerate(top(grades, k), start=1) if is_relevant(g))
+
+
+def ap(grades: Grades, rel: Grades, k: int | None, denominator: str = "min_k_relevant") -> float:
+    """Sum over the hits i within k of P@i, divided by the chosen denominator."""
+    total = 0.0
+    for i, g in enumerate(top(grades, k), start=1):
+        if is_relevant(g):
+            total += precision(grades, rel, i)
+    if denominator == "min_k_relevant":
+        d = min(nominal_k(grades, k), len(rel))
+    elif denominator == "relevant":
+        d = len(rel)
+    elif denominator == "hits":
+        d = hits(grades, k)
+    else:
+        raise ValueError(denominator)
+    if d == 0:
+        return 0.0
+    return total / d
+
+
+def cg(grades: Grades, rel: Grades, k: int | None, gain_kind: str = "linear") -> float:
+    """Sum of the gains within k."""
+    return sum(gain(g, gain_kind) for g in top(grades, k))
+
+
+def dcg(grades: Grades, rel: Grades, k: int | None, gain_kind: str = "linear",
+        discount_kind: str = "log2") -> float:
+    """Sum of gain(g_i) * discount(i) within k."""
+    return sum(gain(g, gain_kind) * discount(i, discount_kind)
+               for i, g in enumerate(top(grades, k), start=1))
+
+
+def ideal_grades(grades: Grades, rel: Grades, k: int | None, ideal: str) -> list[float]:
+    """The grades of the ideal list: all relevant grades (truth) or the list's own (list),
+    sorted in decreasing order and cut at k."""
+    source = rel if ideal == "truth" else grades
+    return top(sorted(source, reverse=True), k)
+
+
+def ndcg(grades: Grades, rel: Grades, k: int | None, gain_kind: str = "linear",
+         discount_kind: str = "log2", ideal: str = "truth") -> float:
+    """DCG@k / IDCG@k (0 when the ideal DCG is 0)."""
+    best = dcg(ideal_grades(grades, rel, k, ideal), rel, None, gain_kind, discount_kind)
+    if best == 0:
+        return 0.0
+    return dcg(grades, rel, k, gain_kind, discount_kind) / best
+
+
+def rank_score(grades: Grades, rel: Grades, k: int | None, alpha: float = 5.0) -> float:
+    """Sum over hits i within k of 2^(-(i-1)/alpha), over the same sum for min(k, |R|) hits
+    at the top."""
+    num = sum(2.0 ** (-(i - 1) / alpha)
+              for i, g in enumerate(top(grades, k), start=1) if is_relevant(g))
+    m = len(rel) if k is None else min(k, len(rel))
+    den = sum(2.0 ** (-(j - 1) / alpha) for j in range(1, m + 1))
+    if den == 0:
+        return 0.0
+    return num / den
+
+
+def metric(name: str, **params: Any) -> MetricFn:
+    """The oracle of metric ``name`` with parameters named as in receval."""
+    if name == "precision":
+        return precision
+    if name == "recall":
+        return recall
+    if name == "f1":
+        return lambda g, r, k: fbeta(g, r, k, 1.0)
+    if name == "fbeta":
+        return lambda g, r, k: fbeta(g, r, k, float(params["beta"]))
+    if name == "hit_rate":
+        return hit_rate
+    if name == "mrr":
+        return rr
+    if name == "arhr":
+        return arhr
+    if name == "ap":
+        den = params.get("denominator", "min_k_relevant")
+        return lambda g, r, k: ap(g, r, k, den)
+    if name == "cg":
+        gk = params.get("gain", "linear")
+        return lambda g, r, k: cg(g, r, k, gk)
+    if name == "dcg":
+        gk, dk = params.get("gain", "linear"), params.get("discount", "log2")
+        return lambda g, r, k: dcg(g, r, k, gk, dk)
+    if name == "ndcg":
+        gk, dk = params.get("gain", "linear"), params.get("discount", "log2")
+        ideal = params.get("ideal", "truth")
+        return lambda g, r, k: ndcg(g, r, k, gk, dk, ideal)
+    if name == "rank_score":
+        alpha = float(params.get("alpha", 5.0))
+        return lambda g, r, k: rank_score(g, r, k, alpha)
+    raise ValueError(name)
+
+
+# -- tie policies ------------------------------------------------------------------------------
+
+
+def order_stable(rows: Sequence[Row]) -> list[Row]:
+    """By score descending; ties keep their input order (Python's sort is stable)."""
+    return sorted(rows, key=lambda r: -r[0])
+
+
+def order_item(rows: Sequence[Row]) -> list[Row]:
+    """By score descending, ties by item id ascending."""
+    return sorted(rows, key=lambda r: (-r[0], r[2]))
+
+
+def order_optimistic(rows: Sequence[Row]) -> list[Row]:
+    """By score descending, ties by grade descending (relevant first)."""
+    return sorted(rows, key=lambda r: (-r[0], -r[1]))
+
+
+def order_pessimistic(rows: Sequence[Row]) -> list[Row]:
+    """By score descending, ties by grade ascending (relevant last)."""
+    return sorted(rows, key=lambda r: (-r[0], r[1]))
+
+
+ORDERS: dict[str, Callable[[Sequence[Row]], list[Row]]] = {
+    "stable": order_stable,
+    "item": order_item,
+    "optimistic": order_optimistic,
+    "pessimistic": order_pessimistic,
+}
+
+
+def tied_blocks(rows: Sequence[Row]) -> list[list[Row]]:
+    """The blocks of equal scores, best block first."""
+    return [list(b) for _, b in itertools.groupby(order_stable(rows), key=lambda r: r[0])]
+
+
+def all_orders(rows: Sequence[Row]) -> Iterator[list[Row]]:
+    """Every ranking obtained by permuting each tied block independently."""
+    per_block = [list(itertools.permutations(b)) for b in tied_blocks(rows)]
+    for choice in itertools.product(*per_block):
+        yield [r for block in choice for r in block]
+
+
+def n_orders(rows: Sequence[Row]) -> int:
+    """How many rankings ``all_orders`` yields."""
+    return math.prod(math.factorial(len(b)) for b in tied_blocks(rows))
+
+
+def grades_of(rows: Sequence[Row]) -> list[float]:
+    """The grade column of ranked rows."""
+    return [r[1] for r in rows]
+
+
+def values(metrics: Sequence[tuple[MetricFn, int | None]], rows: Sequence[Row],
+           rel: Grades, policy: str) -> list[float]:
+    """Each ``(metric, k)`` of one user under a tie policy (expected: mean over all orders)."""
+    if policy == "expected":
+        lists = [grades_of(o) for o in all_orders(rows)]
+        return [math.fsum(fn(g, rel, k) for g in lists) / len(lists) for fn, k in metrics]
+    g = grades_of(ORDERS[policy](rows))
+    return [fn(g, rel, k) for fn, k in metrics]
+
+
+def value(fn: MetricFn, k: int | None, rows: Sequence[Row], rel: Grades, policy: str) -> float:
+    """One metric of one user under a tie policy."""
+    return values([(fn, k)], rows, rel, policy)[0]
+
+
+# -- from the two tables to per-user inputs ----------------------------------------------------
+
+
+def user_inputs(recs: Any, truth: Any) -> dict[Any, tuple[list[Row], list[float]]]:
+    """Per truth user: the ``(score, grade, item)`` rows in input order and the relevant grades.
+
+    ``recs`` has columns user, item, score; ``truth`` has user, item and optionally rating (no
+    rating: every truth row has grade 1). Truth rows of grade 0 are not relevant. Users with
+    recommendations and no truth row are not evaluated and not returned.
+    """
+    has_rating = "rating" in truth.columns
+    ratings = list(truth["rating"]) if has_rating else [1.0] * len(truth)
+    grade_of: dict[tuple[Any, Any], float] = {}
+    rel: dict[Any, list[float]] = {}
+    for u, i, g in zip(truth["user"], truth["item"], ratings):
+        grade_of[(u, i)] = float(g)
+        rel.setdefault(u, [])
+        if is_relevant(g):
+            rel[u].append(float(g))
+    rows: dict[Any, list[Row]] = {u: [] for u in rel}
+    for u, i, s in zip(recs["user"], recs["item"], recs["score"]):
+        if u in rows:
+            g = grade_of.get((u, i), 0.0)
+            rows[u].append((float(s), g if is_relevant(g) else 0.0, i))
+    return {u: (rows[u], rel[u]) for u in rel}
