@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
@@ -13,16 +14,19 @@ from receval._columns import Columns
 from receval._kernels import ranking as RK
 from receval._kernels import rating as QK
 from receval._result import EvaluationResult, MetricSummary, UserAccounting
-from receval.data import Interactions, prepare, recs_table, truth_table
-from receval.data._build import TIE_POLICIES
+from receval.data import InputTable, Interactions, RankedLists, prepare, recs_table, truth_table
+from receval.data._build import DUPLICATE_POLICIES, TIE_POLICIES
+from receval.data._encode import ID_CASTS, cast_ids, lookalike_ids
 from receval.exceptions import (
     DataError,
+    DataWarning,
     EmptyInputError,
     InvalidGradeError,
     InvalidParameterError,
     MissingPredictionError,
     MissingUsersError,
     RecevalWarning,
+    TiesAtCutoffWarning,
     UndefinedMetricWarning,
     format_examples,
 )
@@ -89,6 +93,9 @@ def evaluate(
     recs_without_truth: str = "ignore",
     missing_predictions: str | float = "error",
     catalog: Iterable[Any] | None = None,
+    duplicates: str = "error",
+    negative_grades: str = "error",
+    id_cast: str | None = None,
     strict: bool = False,
 ) -> EvaluationResult:
     """Evaluate recommendations against the ground truth.
@@ -128,6 +135,16 @@ def evaluate(
         (the common subset, counted), or filled with the mean truth rating or a value.
     catalog : iterable, optional
         The item catalog for item coverage; by default every item of both tables.
+    duplicates : {"error", "first", "best"}
+        A (user, item) pair repeated in a table: an error, keep its first row, or keep its
+        best row (highest score or best rank in recs, highest grade in truth). The number of
+        rows dropped is recorded in ``result.settings``.
+    negative_grades : {"error", "allow"}
+        Negative truth grades: an error, or allowed (never relevant for ranking metrics;
+        rating metrics use them as they are).
+    id_cast : {None, "str", "int"}
+        Ids of different types in the two tables are an error; ``"str"`` or ``"int"`` casts
+        both tables' user and item ids first (recorded in the result).
     strict : bool
         Turn every receval warning into an error.
 
@@ -154,14 +171,21 @@ def evaluate(
             missing_predictions, bool) and np.isfinite(missing_predictions)):
         _choice("missing_predictions", missing_predictions, ("error", "skip", "global_mean"))
     pol["missing_predictions"] = missing_predictions  # type: ignore[assignment]
+    pol["duplicates"] = _choice("duplicates", duplicates, DUPLICATE_POLICIES)
+    pol["negative_grades"] = _choice("negative_grades", negative_grades, ("error", "allow"))
+    if id_cast not in ID_CASTS:
+        raise InvalidParameterError(f"id_cast must be None, 'str' or 'int'; got {id_cast!r}",
+                                    parameter="id_cast", examples=[id_cast])
 
     cols = Columns.coerce(columns)
-    rt = recs_table(recs, cols)
-    tt = truth_table(truth, cols)
+    rt = _cast(recs_table(recs, cols), id_cast)
+    tt = _cast(truth_table(truth, cols), id_cast)
     if len(rt) == 0:
         raise EmptyInputError("recs is empty: there are no recommendations to evaluate",
                               parameter="recs")
-    data = prepare(rt, tt, relevance_threshold=relevance_threshold)
+    data = prepare(rt, tt, relevance_threshold=relevance_threshold,
+                   duplicates=duplicates, negative_grades=negative_grades)
+    _check_lookalikes(data, rt, tt, strict)
     acc = _account(data, pol, strict)
 
     ranking: list[tuple[str, RankingMetric]] = [
@@ -180,7 +204,7 @@ def evaluate(
             f"{len(acc['missing_recs'])} have no recommendations",
             parameter="truth")
     if ranking:
-        _run_ranking(data, ranking, eval_codes, ties, summaries, columns_out)
+        _run_ranking(data, ranking, eval_codes, ties, strict, summaries, columns_out)
     rating_codes = np.empty(0, dtype=np.int64)
     rating_skipped = np.empty(0, dtype=np.int64)
     n_missing_pred = 0
@@ -205,11 +229,33 @@ def evaluate(
         rating_skipped=ids[rating_skipped], n_missing_predictions=n_missing_pred,
         policies=pol)
     settings = {"convention": convention, "relevance_threshold": relevance_threshold,
-                "ties": ties, **pol, "strict": strict,
+                "ties": ties, **pol, "id_cast": id_cast, "strict": strict, **data.notes,
                 "columns": {**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}}}
     aliases = {text: m.label for text, m in specs}
     return EvaluationResult(tuple(m for _, m in specs), summaries, per_user, users, settings,
                             aliases)
+
+
+def _cast(table: InputTable, how: str | None) -> InputTable:
+    if how is None:
+        return table
+    user = cast_ids(table.user, how, role="user", table=table.name,
+                    column=table.columns["user"])
+    item = cast_ids(table.item, how, role="item", table=table.name,
+                    column=table.columns["item"])
+    return dataclasses.replace(table, user=user, item=item)
+
+
+def _check_lookalikes(data: Interactions, rt: InputTable, tt: InputTable, strict: bool) -> None:
+    for role, uniques, a, b in (("user", data.user_ids, data.r_user, data.t_user),
+                                ("item", data.item_ids, data.r_item, data.t_item)):
+        pairs = lookalike_ids(uniques, a, b)
+        if pairs:
+            _warn(DataWarning,
+                  f"{role} ids that differ only by Unicode normalisation or surrounding spaces "
+                  f"appear on one side each, e.g. {pairs[:3]}; they are different ids to "
+                  f"receval (compared exactly): normalise them (unicodedata.normalize('NFC'))"
+                  f" if they are the same", strict, len(pairs), pairs)
 
 
 def _account(data: Interactions, pol: dict[str, Any], strict: bool) -> dict[str, Any]:
@@ -286,9 +332,24 @@ def _aggregate(metric: Metric, num: np.ndarray, den: np.ndarray) -> tuple[float,
     return value, per_user, n_undefined
 
 
+def _ties_at_cutoffs(lists: RankedLists, ks: set[int | None]) -> dict[int, np.ndarray]:
+    """Users (row numbers) whose items at ranks k and k + 1 have equal keys, per cutoff."""
+    out: dict[int, np.ndarray] = {}
+    if lists.key is None:
+        return out
+    lengths = lists.ends - lists.starts
+    for k in sorted(k for k in ks if k):
+        rows = np.flatnonzero(lengths > k)
+        at = lists.starts[rows] + k
+        tied = lists.key[at - 1] == lists.key[at]
+        if tied.any():
+            out[k] = rows[tied]
+    return out
+
+
 def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
-                 codes: np.ndarray,
-                 ties: str, summaries: dict[str, MetricSummary],
+                 codes: np.ndarray, ties: str, strict: bool,
+                 summaries: dict[str, MetricSummary],
                  columns_out: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
     groups: dict[str, list[RankingMetric]] = {}
     for _, metric in specs:
@@ -313,10 +374,21 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
                 f"this large is not a finite number; use gain='linear', or nDCG (which is "
                 f"computed exactly at any scale)", parameter="gain", n_bad=len(rows),
                 examples=ex)
+        straddle = _ties_at_cutoffs(lists, {m.k for m in group if m.k})
+        if policy in ("stable", "item") and straddle:
+            worst = max(straddle, key=lambda k: len(straddle[k]))
+            users = straddle[worst]
+            ex = [data.user_ids[codes[i]] for i in users[:5]]
+            _warn(TiesAtCutoffWarning,
+                  f"tied scores straddle the cutoff k={worst} for {len(users)} users (e.g. "
+                  f"{format_examples(ex, len(users))}): which tied item is in the top k "
+                  f"depends on ties={policy!r}; ties='expected' averages over every order",
+                  strict, len(users), ex)
         for j, metric in enumerate(group):
             value, per_user, n_undef = _aggregate(metric, num[:, j], den[:, j])
+            n_straddle = len(straddle.get(metric.k, [])) if metric.k else 0
             summaries[metric.label] = MetricSummary(metric, value, metric.aggregation_mode,
-                                                    len(codes), n_undef, policy)
+                                                    len(codes), n_undef, policy, n_straddle)
             columns_out[metric.label] = (codes, per_user)
 
 

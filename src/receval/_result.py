@@ -122,6 +122,7 @@ class MetricSummary:
     n_users: int
     n_undefined: int = 0
     ties: str | None = None
+    n_ties_at_cutoff: int = 0
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,8 @@ class EvaluationResult:
         doc: dict[str, Any] = {
             "metrics": {k: {"value": _json_float(s.value), "aggregation": s.aggregation,
                             "users": s.n_users, "undefined": s.n_undefined,
-                            "ties": s.ties, "family": s.metric.family}
+                            "ties": s.ties, "ties_at_cutoff": s.n_ties_at_cutoff,
+                            "family": s.metric.family}
                         for k, s in self.summaries.items()},
             "settings": {k: _jsonable(v) for k, v in self.settings.items()},
             "users": self.users.to_dict(),

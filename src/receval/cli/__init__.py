@@ -76,7 +76,8 @@ def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], relevance_thresh
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", rv.RecevalWarning)
-            ev = rv.evaluate(read_table(recs), read_table(truth), list(metrics),
+            ev = rv.evaluate(read_table(recs, role="recs"), read_table(truth, role="truth"),
+                             list(metrics),
                              relevance_threshold=relevance_threshold, ties=ties,
                              no_relevant=no_relevant, missing_recs=missing_recs,
                              missing_predictions=fill, columns=cols, strict=strict)

@@ -47,6 +47,8 @@ class RankedLists:
         Number of relevant items of each user (recommended or not).
     ideal_starts, ideal_ends, ideal_grade : ndarray
         Grades of each user's relevant items, sorted in decreasing order (CSR).
+    key : ndarray of float64 or None
+        The ordering key (score, or minus the rank) at each position; None without one.
     block_end : ndarray of int64, shape (n_positions,) or (0,)
         For the ``expected`` tie policy: the end (exclusive) of the block of tied scores
         each position belongs to; empty otherwise.
@@ -65,6 +67,7 @@ class RankedLists:
     ideal_grade: np.ndarray
     block_start: np.ndarray
     block_end: np.ndarray
+    key: np.ndarray | None = None
 
     @property
     def n_users(self) -> int:
@@ -128,6 +131,7 @@ class Interactions:
     t_rel: np.ndarray
     has_grade: bool
     relevance_threshold: float | None
+    notes: dict[str, int]
 
     @property
     def n_users(self) -> int:
@@ -175,6 +179,7 @@ class Interactions:
             ideal_starts=ioffs[users], ideal_ends=ioffs[users + 1],
             ideal_grade=self.t_grade[t_order],
             block_start=block_start, block_end=block_end,
+            key=self.r_key[order] if self.r_key is not None else None,
         )
 
     def _order(self, ties: str, grade: np.ndarray) -> np.ndarray:
@@ -187,9 +192,9 @@ class Interactions:
         key = self.r_key
         if _nondecreasing(self.r_user):  # fast path: already grouped and ranked
             same = self.r_user[1:] == self.r_user[:-1]
-            dk = key[1:] - key[:-1]
-            ranked = not np.any(same & (dk > 0))
-            if ranked and (ties in ("stable", "expected") or not np.any(same & (dk == 0))):
+            ranked = not np.any(same & (key[1:] > key[:-1]))
+            tied = np.any(same & (key[1:] == key[:-1]))
+            if ranked and (ties in ("stable", "expected") or not tied):
                 return np.arange(n)
         if ties in ("stable", "expected"):
             return np.lexsort((-key, self.r_user))
@@ -257,28 +262,43 @@ def _tie_blocks(s_user: np.ndarray, s_key: np.ndarray) -> tuple[np.ndarray, np.n
     return starts[block_id].astype(np.int64), ends[block_id].astype(np.int64)
 
 
-def _duplicates(user: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
-    """Indices of rows whose (user, item) pair occurred earlier."""
+DUPLICATE_POLICIES = ("error", "first", "best")
+
+
+def _first_of_each_pair(user: np.ndarray, item: np.ndarray, n_items: int,
+                        priority: np.ndarray | None) -> np.ndarray:
+    """Keep-mask of the first row of each (user, item) pair.
+
+    First by ``priority`` (higher first) and then input order, or by input order alone.
+    """
     key = user * max(n_items, 1) + item
-    order = np.argsort(key, kind="stable")
-    dup = np.zeros(len(key), dtype=bool)
-    dup[order[1:]] = key[order[1:]] == key[order[:-1]]
-    return np.flatnonzero(dup)
+    order = np.arange(len(key)) if priority is None else np.argsort(-priority, kind="stable")
+    order = order[np.argsort(key[order], kind="stable")]
+    keep = np.ones(len(key), dtype=bool)
+    keep[order[1:]] = key[order[1:]] != key[order[:-1]]
+    return keep
 
 
-def _check_duplicates(
-    table: InputTable, user: np.ndarray, item: np.ndarray, users: pd.Index, items: pd.Index
-) -> None:
-    dup = _duplicates(user, item, len(items))
-    if len(dup):
+def _resolve_duplicates(table: InputTable, user: np.ndarray, item: np.ndarray,
+                        users: pd.Index, items: pd.Index, policy: str,
+                        priority: np.ndarray | None) -> np.ndarray | None:
+    """Apply the ``duplicates`` policy; return a keep-mask, or None when nothing repeats."""
+    keep = _first_of_each_pair(user, item, len(items),
+                               priority if policy == "best" else None)
+    if keep.all():
+        return None
+    dup = np.flatnonzero(~keep)
+    if policy == "error":
         pairs = [(users[user[i]], items[item[i]]) for i in dup[:5]]
         n_users = len(np.unique(user[dup]))
         raise DuplicateRowError(
             f"{table.name}: {len(dup)} repeated (user, item) pairs over {n_users} users, e.g. "
             f"{', '.join(repr(p) for p in pairs)}; a repeated item would be counted twice. "
             f"Remove the repeats (columns {table.columns['user']!r}, "
-            f"{table.columns['item']!r})",
+            f"{table.columns['item']!r}) or pass duplicates='first' (keep the first row) or "
+            f"'best' (keep the best-scored recommendation / the highest grade)",
             column=table.columns["item"], n_bad=len(dup), examples=pairs)
+    return keep
 
 
 def _check_rank_agrees(
@@ -301,20 +321,36 @@ def _check_rank_agrees(
 
 
 def prepare(
-    recs: InputTable, truth: InputTable, *, relevance_threshold: float | None
+    recs: InputTable, truth: InputTable, *, relevance_threshold: float | None,
+    duplicates: str = "error", negative_grades: str = "error",
 ) -> Interactions:
     """Validate, encode and join the two tables.
+
+    Parameters
+    ----------
+    recs, truth : InputTable
+        The two inputs.
+    relevance_threshold : float, optional
+        Grades ``>=`` it are relevant; default: positive grades.
+    duplicates : {"error", "first", "best"}
+        Repeated (user, item) rows: an error, keep the first row, or keep the best one (the
+        highest score or best rank in recs, the highest grade in truth). The number dropped
+        is recorded in ``Interactions.notes``.
+    negative_grades : {"error", "allow"}
+        Negative grades: an error, or allowed (never relevant; rating metrics use them).
 
     Raises
     ------
     EmptyInputError
         When the truth is empty.
     DuplicateRowError
-        When a (user, item) pair repeats in either table.
+        When a (user, item) pair repeats and ``duplicates='error'``.
     InvalidGradeError
-        When a grade is negative.
+        When a grade is negative and ``negative_grades='error'``.
     IdTypeMismatchError
         When ids differ in type between the tables.
+    RankScoreMismatchError
+        When a rank column and a score column disagree.
     """
     if len(truth) == 0:
         raise EmptyInputError("truth is empty: there is nothing to evaluate against",
@@ -329,17 +365,33 @@ def prepare(
     r_item, t_item, item_ids = encode_ids(
         recs.item, truth.item, role="item",
         columns=(recs.columns["item"], truth.columns["item"]))
-    _check_duplicates(recs, r_user, r_item, user_ids, item_ids)
-    _check_duplicates(truth, t_user, t_item, user_ids, item_ids)
-
+    score, rank = recs.score, recs.rank
+    if score is not None and rank is not None:
+        _check_rank_agrees(recs, score, rank, r_user, user_ids)
+    r_key = score if score is not None else (-rank if rank is not None else None)
     has_grade = truth.rating is not None
     grade = truth.rating if truth.rating is not None else np.ones(len(truth))
-    if has_grade and np.any(grade < 0):
+
+    notes: dict[str, int] = {"recs_duplicates_dropped": 0, "truth_duplicates_dropped": 0}
+    keep = _resolve_duplicates(recs, r_user, r_item, user_ids, item_ids, duplicates, r_key)
+    if keep is not None:
+        notes["recs_duplicates_dropped"] = int((~keep).sum())
+        r_user, r_item = r_user[keep], r_item[keep]
+        score = score[keep] if score is not None else None
+        r_key = r_key[keep] if r_key is not None else None
+    keep = _resolve_duplicates(truth, t_user, t_item, user_ids, item_ids, duplicates, grade)
+    if keep is not None:
+        notes["truth_duplicates_dropped"] = int((~keep).sum())
+        t_user, t_item, grade = t_user[keep], t_item[keep], grade[keep]
+
+    if has_grade and negative_grades == "error" and np.any(grade < 0):
         bad = np.flatnonzero(grade < 0)
         ex = [(user_ids[t_user[i]], item_ids[t_item[i]], float(grade[i])) for i in bad[:5]]
         raise InvalidGradeError(
             f"truth: the rating column {truth.columns['rating']!r} has {len(bad)} negative "
-            f"grades, e.g. (user, item, grade) {ex}; relevance grades must be >= 0",
+            f"grades, e.g. (user, item, grade) {ex}; relevance grades must be >= 0, or pass "
+            f"negative_grades='allow' (they are then never relevant, and rating metrics use "
+            f"them as they are)",
             column=truth.columns["rating"], n_bad=len(bad), examples=ex)
 
     t_order = np.lexsort((t_item, t_user))
@@ -354,18 +406,9 @@ def prepare(
     found = (pos < len(t_key)) & (t_key[pos_c] == r_keys) if len(t_key) else np.zeros(
         len(r_keys), dtype=bool)
     r_truth = np.where(found, pos_c, -1).astype(np.int64)
-
-    if recs.score is not None and recs.rank is not None:
-        _check_rank_agrees(recs, recs.score, recs.rank, r_user, user_ids)
-    if recs.score is not None:
-        r_key: np.ndarray | None = recs.score
-    elif recs.rank is not None:
-        r_key = -recs.rank
-    else:
-        r_key = None
     return Interactions(
         user_ids=user_ids, item_ids=item_ids, r_user=r_user, r_item=r_item, r_key=r_key,
-        r_score=recs.score, r_truth=r_truth, t_user=t_user, t_item=t_item,
+        r_score=score, r_truth=r_truth, t_user=t_user, t_item=t_item,
         t_grade=grade.astype(np.float64), t_rel=t_rel, has_grade=has_grade,
-        relevance_threshold=relevance_threshold,
+        relevance_threshold=relevance_threshold, notes=notes,
     )

@@ -7,7 +7,9 @@ import pandas as pd
 
 from receval.exceptions import IdTypeMismatchError
 
-__all__ = ["encode_ids", "id_kind"]
+__all__ = ["ID_CASTS", "cast_ids", "encode_ids", "id_kind", "lookalike_ids"]
+
+ID_CASTS = (None, "str", "int")
 
 
 def id_kind(s: pd.Series) -> str:
@@ -91,3 +93,54 @@ def encode_ids(
     codes, uniques = pd.factorize(both, sort=True)
     codes = codes.astype(np.int64, copy=False)
     return codes[: len(a)], codes[len(a):], pd.Index(uniques)
+
+
+def cast_ids(s: pd.Series, how: str | None, *, role: str, table: str, column: str
+             ) -> pd.Series:
+    """Apply the opt-in ``id_cast``: ``"str"`` or ``"int"`` (integral values only)."""
+    if how is None:
+        return s
+    if how == "str":
+        if id_kind(s) == "float":
+            values = s.to_numpy(dtype=np.float64)
+            if np.all(values == np.floor(values)):
+                s = pd.Series(values.astype(np.int64))
+        return s.astype(str)
+    kind = id_kind(s)
+    if kind == "integer":
+        return s
+    try:
+        values = pd.to_numeric(s, errors="raise")
+    except (ValueError, TypeError) as exc:
+        raise IdTypeMismatchError(
+            f"{table}: id_cast='int' cannot read the {role} ids of column {column!r} as "
+            f"integers ({exc})", column=column) from exc
+    arr = np.asarray(values, dtype=np.float64)
+    bad = np.flatnonzero(arr != np.floor(arr))
+    if len(bad):
+        raise IdTypeMismatchError(
+            f"{table}: id_cast='int' found {len(bad)} non-integral {role} ids in column "
+            f"{column!r}, e.g. {list(s.iloc[bad[:5]])}", column=column, n_bad=len(bad),
+            examples=list(s.iloc[bad[:5]]))
+    return pd.Series(np.asarray(values).astype(np.int64))
+
+
+def lookalike_ids(uniques: pd.Index, codes_a: np.ndarray, codes_b: np.ndarray
+                  ) -> list[tuple[str, str]]:
+    """String ids present on one side only that equal an id of the other side once
+    Unicode-normalised (NFC) and stripped: ``'café'`` (NFC) vs ``'cafe\u0301'`` (NFD)."""
+    import unicodedata
+
+    if len(uniques) == 0 or id_kind(pd.Series(uniques[:1000])) != "string":
+        return []
+    in_a = np.zeros(len(uniques), dtype=bool)
+    in_b = np.zeros(len(uniques), dtype=bool)
+    in_a[codes_a] = True
+    in_b[codes_b] = True
+    only_a = [str(x) for x in uniques[in_a & ~in_b]]
+    only_b = [str(x) for x in uniques[in_b & ~in_a]]
+    if not only_a or not only_b:
+        return []
+    norm_b = {unicodedata.normalize("NFC", x).strip(): x for x in only_b}
+    return [(a, norm_b[n]) for a in only_a
+            if (n := unicodedata.normalize("NFC", a).strip()) in norm_b][:5]

@@ -1,71 +1,175 @@
-"""Read recommendation and truth files: CSV / TSV, Parquet, JSON lines (optionally compressed).
+"""Read recommendation and truth files.
 
-Readers never execute or unpickle anything: they parse text or Parquet only.
+Formats: CSV and TSV (with or without a header), Parquet (a file or a directory of files),
+JSON lines, TREC run files (``qid Q0 docno rank score tag``) and TREC qrels
+(``qid iteration docno relevance``). Compression (.gz, .bz2, .xz, .zst, .zip) is inferred from
+the name. Readers parse text or Parquet only: they never execute or unpickle anything. A
+malformed file raises :class:`~receval.exceptions.SchemaError` naming the file and the line
+or row group.
 """
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from receval._columns import ALIASES
 from receval.exceptions import InvalidParameterError, SchemaError
 
 __all__ = ["FORMATS", "detect_format", "read_table"]
 
-FORMATS = ("csv", "tsv", "parquet", "jsonl")
-_COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zip")
+FORMATS = ("csv", "tsv", "parquet", "jsonl", "trec_run", "trec_qrels")
+_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}
+_EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
+               ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
+               ".run": "trec_run", ".trec": "trec_run", ".qrels": "trec_qrels",
+               ".qrel": "trec_qrels"}
+_POSITIONAL = {"recs": {2: ["user", "item"], 3: ["user", "item", "score"]},
+               "truth": {2: ["user", "item"], 3: ["user", "item", "rating"]}}
+_KNOWN_NAMES = {name.lower() for names in ALIASES.values() for name in names}
+
+
+def _strip_compression(name: str) -> tuple[str, str | None]:
+    for suffix, codec in _COMPRESSION.items():
+        if name.endswith(suffix):
+            return name[: -len(suffix)], codec
+    return name, None
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
-    """The format of ``path`` from its extension (after any compression suffix)."""
-    name = Path(path).name.lower()
-    for suffix in _COMPRESSION:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    for ext, fmt in ((".csv", "csv"), (".tsv", "tsv"), (".tab", "tsv"), (".parquet", "parquet"),
-                     (".pq", "parquet"), (".jsonl", "jsonl"), (".ndjson", "jsonl"),
-                     (".json", "jsonl")):
+    """Infer the format of ``path`` from its extension (after any compression suffix)."""
+    p = Path(path)
+    if p.is_dir():
+        return "parquet"
+    name, _ = _strip_compression(p.name.lower())
+    for ext, fmt in _EXTENSIONS.items():
         if name.endswith(ext):
             return fmt
+    if "qrels" in name:
+        return "trec_qrels"
     raise InvalidParameterError(
         f"cannot tell the format of {str(path)!r} from its extension; pass format= one of "
         f"{FORMATS}", parameter="format", examples=[str(path)])
 
 
-def read_table(path: str | os.PathLike[str], format: str | None = None) -> pd.DataFrame:
+def _open_text(path: Path) -> Any:
+    """A binary stream of the decompressed file (zstd through pyarrow, no extra package)."""
+    _, codec = _strip_compression(path.name.lower())
+    if codec == "zstd":
+        import pyarrow as pa
+
+        return pa.CompressedInputStream(pa.OSFile(str(path), "rb"), "zstd")
+    return None
+
+
+def _source(path: Path) -> Any:
+    stream = _open_text(path)
+    if stream is None:
+        return path
+    return io.BytesIO(stream.read())
+
+
+def _has_header(path: Path, sep: str) -> bool:
+    src = _source(path)
+    first = pd.read_csv(src, sep=sep, header=None, nrows=1, dtype=str,
+                        compression="infer" if isinstance(src, Path) else None)
+    cells = [str(c).strip().lower() for c in first.iloc[0].tolist()] if len(first) else []
+    return any(c in _KNOWN_NAMES for c in cells)
+
+
+def _read_delimited(path: Path, sep: str, role: str, header: bool | None) -> pd.DataFrame:
+    if header is None:
+        header = _has_header(path, sep)
+    src = _source(path)
+    comp = "infer" if isinstance(src, Path) else None
+    if header:
+        return pd.read_csv(src, sep=sep, compression=comp)
+    frame = pd.read_csv(src, sep=sep, header=None, compression=comp)
+    names = _POSITIONAL[role].get(frame.shape[1])
+    if names is None:
+        raise SchemaError(
+            f"{str(path)!r} has no header and {frame.shape[1]} columns; without a header "
+            f"receval reads {role} as {list(_POSITIONAL[role].values())}: add a header row",
+            examples=[str(path)])
+    frame.columns = names
+    return frame
+
+
+def _read_trec(path: Path, qrels: bool) -> pd.DataFrame:
+    src = _source(path)
+    comp = "infer" if isinstance(src, Path) else None
+    if qrels:
+        frame = pd.read_csv(src, sep=r"\s+", header=None, compression=comp,
+                            names=["user", "iteration", "item", "rating"],
+                            dtype={"user": str, "iteration": str, "item": str})
+        return frame[["user", "item", "rating"]]
+    frame = pd.read_csv(src, sep=r"\s+", header=None, compression=comp,
+                        names=["user", "q0", "item", "rank", "score", "tag"],
+                        dtype={"user": str, "q0": str, "item": str, "tag": str})
+    # like trec_eval, order by the score and ignore the rank column
+    return frame[["user", "item", "score"]]
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    from receval.data._adapters import _arrow_to_pandas
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid / OSError with the row group
+        raise SchemaError(f"cannot read {str(path)!r} as Parquet: {exc}",
+                          examples=[str(path)]) from exc
+    return _arrow_to_pandas(table)
+
+
+def read_table(path: str | os.PathLike[str], format: str | None = None, *,
+               role: str = "recs", header: bool | None = None) -> pd.DataFrame:
     """Read one table from a file.
 
     Parameters
     ----------
     path : str or path-like
-        The file. Compression (.gz, .bz2, .xz, .zst, .zip) is inferred from the name.
-    format : {"csv", "tsv", "parquet", "jsonl"}, optional
-        The format; by default inferred from the extension.
+        The file (or, for Parquet, a directory of files).
+    format : {"csv", "tsv", "parquet", "jsonl", "trec_run", "trec_qrels"}, optional
+        By default inferred from the extension (``.run``/``.trec`` and ``.qrels`` for TREC).
+    role : {"recs", "truth"}
+        Which input the file holds, to name the columns of a file without a header.
+    header : bool, optional
+        Whether a CSV/TSV file has a header row; by default detected from the first row
+        (a header names at least one known column such as ``user_id`` or ``item``).
 
     Raises
     ------
     InvalidParameterError
         Unknown format or missing file.
     SchemaError
-        The file cannot be parsed; the message names the file.
+        The file cannot be parsed; the message names the file and the line or row group.
     """
-    fmt = format or detect_format(path)
+    p = Path(path)
+    if not p.exists():
+        raise InvalidParameterError(f"no such file: {str(path)!r}", parameter="path",
+                                    examples=[str(path)])
+    fmt = format or detect_format(p)
     if fmt not in FORMATS:
         raise InvalidParameterError(f"format must be one of {FORMATS}, got {fmt!r}",
                                     parameter="format", examples=[fmt])
-    if not Path(path).exists():
-        raise InvalidParameterError(f"no such file: {str(path)!r}", parameter="path",
-                                    examples=[str(path)])
     try:
-        if fmt == "csv":
-            return pd.read_csv(path)
-        if fmt == "tsv":
-            return pd.read_csv(path, sep="\t")
         if fmt == "parquet":
-            return pd.read_parquet(path)
-        return pd.read_json(path, lines=True)
-    except (ValueError, OSError, UnicodeDecodeError) as exc:
+            return _read_parquet(p)
+        if fmt in ("csv", "tsv"):
+            return _read_delimited(p, "," if fmt == "csv" else "\t", role, header)
+        if fmt in ("trec_run", "trec_qrels"):
+            return _read_trec(p, fmt == "trec_qrels")
+        src = _source(p)
+        return pd.read_json(src, lines=True,
+                            compression="infer" if isinstance(src, Path) else None)
+    except SchemaError:
+        raise
+    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise SchemaError(f"cannot read {str(path)!r} as {fmt}: {exc}",
                           examples=[str(path)]) from exc

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from receval._columns import Columns
-from receval.exceptions import InvalidParameterError, NonFiniteValueError, SchemaError
+from receval.exceptions import NonFiniteValueError, SchemaError
 
 __all__ = ["InputTable", "recs_table", "truth_table"]
 
@@ -47,11 +47,9 @@ class InputTable:
 
 
 def _as_frame(data: Any, name: str) -> pd.DataFrame:
-    if isinstance(data, pd.DataFrame):
-        return data
-    raise InvalidParameterError(
-        f"{name} must be a pandas DataFrame in this version, got {type(data).__name__}",
-        parameter=name)
+    from receval.data._adapters import to_frame
+
+    return to_frame(data, name)
 
 
 def _numeric(frame: pd.DataFrame, col: str, table: str, role: str) -> np.ndarray:

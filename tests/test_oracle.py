@@ -1,0 +1,216 @@
+"""receval's per-user ranking metrics against the pure-Python oracle, on random inputs."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+from receval.exceptions import UndefinedMetricWarning
+from receval.metrics import parse
+
+from . import oracle as O
+from . import strategies as S
+
+KS: tuple[int | None, ...] = (1, 2, 3, 5, 10, None)
+GAINS = ("linear", "exponential", "binary")
+DISCOUNTS = ("log2", "breese")
+
+#: Every ranking metric and variant: (name, parameters).
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("precision", {}),
+    ("recall", {}),
+    ("f1", {}),
+    ("fbeta", {"beta": 0.5}),
+    ("fbeta", {"beta": 2.0}),
+    ("hit_rate", {}),
+    ("mrr", {}),
+    ("arhr", {}),
+    *[("ap", {"denominator": d}) for d in ("min_k_relevant", "relevant", "hits")],
+    *[("cg", {"gain": g}) for g in GAINS],
+    *[("dcg", {"gain": g, "discount": d}) for g in GAINS for d in DISCOUNTS],
+    *[("ndcg", {"gain": g, "discount": d, "ideal": i})
+      for g in GAINS for d in DISCOUNTS for i in ("truth", "list")],
+    *[("rank_score", {"alpha": a}) for a in (1.0, 2.5, 5.0)],
+]
+
+SETTINGS = settings(max_examples=100, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def spec(name: str, params: dict[str, Any], k: int | None, ties: str | None = None) -> str:
+    """The metric string ``name(p=v, ...)@k``."""
+    items = dict(params)
+    if ties is not None:
+        items["ties"] = ties
+    text = name
+    if items:
+        text += "(" + ", ".join(f"{key}={val}" for key, val in items.items()) + ")"
+    if k is not None:
+        text += f"@{k}"
+    return text
+
+
+ALL = [(name, params, k) for name, params in VARIANTS for k in KS]
+ALL_SPECS = [spec(name, params, k) for name, params, k in ALL]
+ALL_FNS = [(O.metric(name, **params), k) for name, params, k in ALL]
+
+
+def oracle_frame(recs: pd.DataFrame, truth: pd.DataFrame,
+                 metrics: list[tuple[O.MetricFn, int | None]], policies: list[str],
+                 labels: list[str], skip_no_relevant: bool) -> pd.DataFrame:
+    """Per-user oracle values: one row per evaluated user, one column per label."""
+    inputs = O.user_inputs(recs, truth)
+    out: dict[Any, list[float]] = {}
+    for user, (rows, rel) in inputs.items():
+        if skip_no_relevant and not rel:
+            continue
+        vals: list[float] = [math.nan] * len(metrics)
+        for policy in dict.fromkeys(policies):
+            idx = [j for j, p in enumerate(policies) if p == policy]
+            got = O.values([metrics[j] for j in idx], rows, rel, policy)
+            for j, v in zip(idx, got):
+                vals[j] = v
+        out[user] = vals
+    frame = pd.DataFrame.from_dict(out, orient="index", columns=labels)
+    return frame.sort_index()
+
+
+def assert_frames_close(actual: pd.DataFrame, expected: pd.DataFrame,
+                        recs: pd.DataFrame, truth: pd.DataFrame) -> None:
+    assert sorted(actual.index) == sorted(expected.index)
+    assert list(actual.columns) == list(expected.columns)
+    bad = []
+    for user in expected.index:
+        for label in expected.columns:
+            a, e = float(actual.at[user, label]), float(expected.at[user, label])
+            if not math.isclose(a, e, rel_tol=1e-12, abs_tol=1e-12):
+                bad.append(f"user {user!r} {label}: receval {a!r} != oracle {e!r}")
+    assert not bad, ("\n".join(bad[:20]) + f"\n({len(bad)} mismatches)\nrecs=\n{recs}\n"
+                     f"truth=\n{truth}")
+
+
+def check(recs: pd.DataFrame, truth: pd.DataFrame, specs: list[str],
+          metrics: list[tuple[O.MetricFn, int | None]], policies: list[str], *,
+          ties: str = "stable", no_relevant: str = "zero") -> rv.EvaluationResult:
+    ev = rv.evaluate(recs, truth, specs, ties=ties, no_relevant=no_relevant)
+    labels = [parse(s).label for s in specs]
+    assert ev.labels == labels
+    expected = oracle_frame(recs, truth, metrics, policies, labels,
+                            skip_no_relevant=no_relevant == "skip")
+    assert_frames_close(ev.per_user, expected, recs, truth)
+    return ev
+
+
+@pytest.mark.parametrize("policy", O.TIE_POLICIES)
+@SETTINGS
+@given(data=S.datasets())
+def test_every_metric_matches_oracle_no_relevant_zero(policy: str, data: Any) -> None:
+    """Random relevance (some users without any relevant item score 0)."""
+    recs, truth = data
+    check(recs, truth, ALL_SPECS, ALL_FNS, [policy] * len(ALL_FNS), ties=policy,
+          no_relevant="zero")
+
+
+@pytest.mark.parametrize("policy", O.TIE_POLICIES)
+@SETTINGS
+@given(data=S.datasets(all_relevant=True))
+def test_every_metric_matches_oracle_all_users_relevant(policy: str, data: Any) -> None:
+    """Every truth user has a relevant item: the default no_relevant='skip' emits nothing."""
+    recs, truth = data
+    check(recs, truth, ALL_SPECS, ALL_FNS, [policy] * len(ALL_FNS), ties=policy,
+          no_relevant="skip")
+
+
+@SETTINGS
+@given(data=S.datasets(), policy=st.sampled_from(O.TIE_POLICIES))
+def test_skipped_no_relevant_users_warn_and_leave_the_frame(data: Any, policy: str) -> None:
+    recs, truth = data
+    inputs = O.user_inputs(recs, truth)
+    no_rel = sorted(u for u, (_, rel) in inputs.items() if not rel)
+    specs = [spec(n, p, k) for n, p, k in ALL[::7]]
+    fns = ALL_FNS[::7]
+    if no_rel:
+        with pytest.warns(UndefinedMetricWarning):
+            ev = check(recs, truth, specs, fns, [policy] * len(fns), ties=policy,
+                       no_relevant="skip")
+    else:
+        ev = check(recs, truth, specs, fns, [policy] * len(fns), ties=policy,
+                   no_relevant="skip")
+    assert sorted(ev.users.skipped_no_relevant) == no_rel
+    assert not set(no_rel) & set(ev.per_user.index)
+
+
+@SETTINGS
+@given(data=S.datasets(), choice=st.data())
+def test_metric_level_ties_override_evaluate(data: Any, choice: st.DataObject) -> None:
+    """Each metric gets its own ties=...; evaluate's ties= applies to the others."""
+    recs, truth = data
+    default = choice.draw(st.sampled_from(O.TIE_POLICIES), label="evaluate ties")
+    own = choice.draw(st.lists(st.sampled_from((None, *O.TIE_POLICIES)),
+                               min_size=len(VARIANTS), max_size=len(VARIANTS)), label="own")
+    k = choice.draw(st.sampled_from(KS), label="k")
+    specs = [spec(n, p, k, t) for (n, p), t in zip(VARIANTS, own)]
+    fns = [(O.metric(n, **p), k) for n, p in VARIANTS]
+    policies = [t or default for t in own]
+    with warnings.catch_warnings():
+        check(recs, truth, specs, fns, policies, ties=default, no_relevant="zero")
+
+
+@SETTINGS
+@given(data=S.datasets(rating=True, truth_only_users=True))
+def test_truth_users_without_recs_score_zero(data: Any) -> None:
+    recs, truth = data
+    ev = rv.evaluate(recs, truth, ALL_SPECS, no_relevant="zero", missing_recs="zero")
+    missing = sorted(set(truth["user"]) - set(recs["user"]))
+    assert sorted(ev.users.missing_recs) == missing
+    for user in missing:
+        assert (ev.per_user.loc[user] == 0.0).all()
+    ev = rv.evaluate(recs, truth, ALL_SPECS[:5], no_relevant="zero", missing_recs="skip")
+    assert not set(missing) & set(ev.per_user.index)
+    assert sorted(ev.users.skipped_missing_recs) == missing
+
+
+# -- the oracle itself, on hand-computed examples --------------------------------------------
+
+
+def test_oracle_hand_examples() -> None:
+    g = [3.0, 0.0, 1.0, 0.0]  # ranks 1 and 3 relevant
+    rel = [3.0, 1.0, 2.0]  # one relevant item not recommended
+    assert O.precision(g, rel, 2) == 0.5
+    assert O.precision(g, rel, None) == 0.5
+    assert O.precision(g, rel, 10) == 0.2
+    assert O.precision([], rel, None) == 0.0
+    assert O.recall(g, rel, 3) == pytest.approx(2 / 3)
+    assert O.fbeta(g, rel, 3, 1.0) == pytest.approx(2 * 2 / (3 + 3))
+    assert O.fbeta(g, rel, 3, 2.0) == pytest.approx(5 * 2 / (4 * 3 + 3))
+    assert O.rr(g, rel, 1) == 1.0
+    assert O.rr([0.0, 0.0, 1.0], rel, 2) == 0.0
+    assert O.rr([0.0, 0.0, 1.0], rel, None) == pytest.approx(1 / 3)
+    assert O.arhr(g, rel, None) == pytest.approx(1 + 1 / 3)
+    assert O.ap(g, rel, None, "relevant") == pytest.approx((1 + 2 / 3) / 3)
+    assert O.ap(g, rel, None, "hits") == pytest.approx((1 + 2 / 3) / 2)
+    assert O.ap(g, rel, 2, "min_k_relevant") == pytest.approx(1 / 2)
+    assert O.ap(g, rel, None, "min_k_relevant") == pytest.approx((1 + 2 / 3) / 3)
+    assert O.cg(g, rel, None, "exponential") == 7 + 1
+    assert O.dcg(g, rel, None, "linear", "log2") == pytest.approx(3 + 1 / 2)
+    assert O.dcg(g, rel, None, "linear", "breese") == pytest.approx(3 + 1 / math.log2(3))
+    idcg = 3 + 2 / math.log2(3) + 1 / 2
+    assert O.ndcg(g, rel, None) == pytest.approx((3 + 1 / 2) / idcg)
+    assert O.ndcg(g, rel, 1) == 1.0
+    assert O.ndcg(g, rel, None, ideal="list") == pytest.approx((3 + 1 / 2) / (3 + 1 / math.log2(3)))
+    assert O.rank_score(g, rel, 2, 1.0) == pytest.approx(1 / (1 + 1 / 2))
+    assert O.rank_score(g, rel, None, 1.0) == pytest.approx((1 + 1 / 4) / (1 + 1 / 2 + 1 / 4))
+    rows = [(1.0, 0.0, "b"), (1.0, 2.0, "a"), (0.5, 1.0, "c")]
+    assert O.grades_of(O.order_stable(rows)) == [0.0, 2.0, 1.0]
+    assert O.grades_of(O.order_item(rows)) == [2.0, 0.0, 1.0]
+    assert O.grades_of(O.order_optimistic(rows)) == [2.0, 0.0, 1.0]
+    assert O.grades_of(O.order_pessimistic(rows)) == [0.0, 2.0, 1.0]
+    assert O.n_orders(rows) == 2
+    assert O.value(O.rr, None, rows, [2.0, 1.0], "expected") == pytest.approx((1 + 1 / 2) / 2)
