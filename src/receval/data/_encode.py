@@ -127,8 +127,10 @@ def cast_ids(s: pd.Series, how: str | None, *, role: str, table: str, column: st
 
 def lookalike_ids(uniques: pd.Index, codes_a: np.ndarray, codes_b: np.ndarray
                   ) -> list[tuple[str, str]]:
-    """String ids present on one side only that equal an id of the other side once
-    Unicode-normalised (NFC) and stripped: ``'café'`` (NFC) vs ``'cafe\u0301'`` (NFD)."""
+    """Find string ids of one side only that equal an id of the other side once normalised.
+
+    Normalised means Unicode NFC and stripped of spaces: ``café`` written NFC vs NFD.
+    """
     import unicodedata
 
     if len(uniques) == 0 or id_kind(pd.Series(uniques[:1000])) != "string":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -73,10 +73,14 @@ def _source(path: Path) -> Any:
     return io.BytesIO(stream.read())
 
 
+def _comp(src: Any) -> Literal["infer"] | None:
+    return "infer" if isinstance(src, Path) else None
+
+
 def _has_header(path: Path, sep: str) -> bool:
     src = _source(path)
     first = pd.read_csv(src, sep=sep, header=None, nrows=1, dtype=str,
-                        compression="infer" if isinstance(src, Path) else None)
+                        compression=_comp(src))
     cells = [str(c).strip().lower() for c in first.iloc[0].tolist()] if len(first) else []
     return any(c in _KNOWN_NAMES for c in cells)
 
@@ -85,7 +89,7 @@ def _read_delimited(path: Path, sep: str, role: str, header: bool | None) -> pd.
     if header is None:
         header = _has_header(path, sep)
     src = _source(path)
-    comp = "infer" if isinstance(src, Path) else None
+    comp = _comp(src)
     if header:
         return pd.read_csv(src, sep=sep, compression=comp)
     frame = pd.read_csv(src, sep=sep, header=None, compression=comp)
@@ -101,7 +105,7 @@ def _read_delimited(path: Path, sep: str, role: str, header: bool | None) -> pd.
 
 def _read_trec(path: Path, qrels: bool) -> pd.DataFrame:
     src = _source(path)
-    comp = "infer" if isinstance(src, Path) else None
+    comp = _comp(src)
     if qrels:
         frame = pd.read_csv(src, sep=r"\s+", header=None, compression=comp,
                             names=["user", "iteration", "item", "rating"],
@@ -167,7 +171,7 @@ def read_table(path: str | os.PathLike[str], format: str | None = None, *,
             return _read_trec(p, fmt == "trec_qrels")
         src = _source(p)
         return pd.read_json(src, lines=True,
-                            compression="infer" if isinstance(src, Path) else None)
+                            compression=_comp(src))
     except SchemaError:
         raise
     except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
