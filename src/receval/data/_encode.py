@@ -102,9 +102,9 @@ def cast_ids(s: pd.Series, how: str | None, *, role: str, table: str, column: st
         return s
     if how == "str":
         if id_kind(s) == "float":
-            values = s.to_numpy(dtype=np.float64)
-            if np.all(values == np.floor(values)):
-                s = pd.Series(values.astype(np.int64))
+            floats = s.to_numpy(dtype=np.float64)
+            if np.all(floats == np.floor(floats)):
+                s = pd.Series(floats.astype(np.int64))
         return s.astype(str)
     kind = id_kind(s)
     if kind == "integer":
