@@ -161,6 +161,8 @@ def explain(metric: str | Metric, grades: Sequence[float],
     value = n / d if d > 0 else 0.0
     cut = min(k or len(g), len(g))
     nominal = k or len(g)
+    if getattr(m, "ideal", "truth") == "list":  # the whole list reordered, then cut
+        igrade = np.sort(grade)[::-1].copy()
     table, ideal_table, lines = _worked(m, g[:cut], rel[:cut], grade[:cut], igrade, nominal,
                                         n_rel, n, d, value)
     return Explanation(m, tuple(float(x) for x in g), value, table, ideal_table, n, d,
@@ -208,7 +210,7 @@ def _worked(m: RankingMetric, g: np.ndarray, rel: np.ndarray, grade: np.ndarray,
         lines = [_sum_line(f"{name}{at}", table["contribution"], num)]
         ideal_table = None
         if kind == K.NDCG:
-            src = np.sort(grade)[::-1] if getattr(m, "ideal", "truth") == "list" else igrade
+            src = igrade
             icut = min(nominal if m.k else len(src), len(src))
             ideal_table = _dcg_table(src[:icut], src[:icut] > 0, src[:icut], gflag, dflag, prm)
             label = "max" if isinstance(m, RankScore) else f"IDCG{at}"

@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from receval._kernels import grouping as G
 from receval.data._encode import encode_ids
 from receval.data._table import InputTable
 from receval.exceptions import (
@@ -102,7 +103,9 @@ class Interactions:
     user_ids, item_ids : pandas.Index
         Distinct ids in sorted order; codes index into them.
     r_user, r_item : ndarray of int64
-        Codes of the recommendation rows, in input order.
+        Codes of the recommendation rows, grouped by user (input order within a user).
+    r_off : ndarray of int64
+        Recommendation rows of user code ``u`` are ``r_off[u]:r_off[u + 1]``.
     r_key : ndarray of float64 or None
         Ordering key of each row, higher first (the score, or minus the rank); None when
         the rows are already in rank order.
@@ -110,6 +113,8 @@ class Interactions:
         Index of the matching truth row (sorted truth), or -1.
     t_user, t_item, t_grade : ndarray
         Truth rows sorted by (user, item); ``t_grade`` is 1.0 when the truth has no grades.
+    t_off : ndarray of int64
+        Truth rows of user code ``u`` are ``t_off[u]:t_off[u + 1]``.
     t_rel : ndarray of bool
         Whether each truth row is relevant.
     has_grade : bool
@@ -122,11 +127,13 @@ class Interactions:
     item_ids: pd.Index
     r_user: np.ndarray
     r_item: np.ndarray
+    r_off: np.ndarray
     r_key: np.ndarray | None
     r_score: np.ndarray | None
     r_truth: np.ndarray
     t_user: np.ndarray
     t_item: np.ndarray
+    t_off: np.ndarray
     t_grade: np.ndarray
     t_rel: np.ndarray
     has_grade: bool
@@ -141,11 +148,11 @@ class Interactions:
     # -- per-user counts ---------------------------------------------------------------------
     def recs_count(self) -> np.ndarray:
         """Recommendation rows of each user code."""
-        return np.bincount(self.r_user, minlength=self.n_users)
+        return np.diff(self.r_off)
 
     def truth_count(self) -> np.ndarray:
         """Truth rows of each user code."""
-        return np.bincount(self.t_user, minlength=self.n_users)
+        return np.diff(self.t_off)
 
     def relevant_count(self) -> np.ndarray:
         """Relevant truth rows of each user code."""
@@ -155,57 +162,58 @@ class Interactions:
     def ranked(self, users: np.ndarray, ties: str) -> RankedLists:
         """Build the ranked lists of ``users`` (sorted codes) under a tie policy."""
         matched = self.r_truth >= 0
+        idx = self.r_truth[matched]
         rel = np.zeros(len(self.r_user), dtype=np.uint8)
         grade = np.zeros(len(self.r_user), dtype=np.float64)
-        idx = self.r_truth[matched]
         rel[matched] = self.t_rel[idx]
         grade[matched] = np.where(self.t_rel[idx], self.t_grade[idx], 0.0)
 
         order = self._order(ties, grade)
-        s_user = self.r_user[order]
-        offs = _offsets(s_user, self.n_users)
+        key = self.r_key
+        item = self.r_item
+        if order is not None:
+            rel, grade, item = rel[order], grade[order], item[order]
+            key = key[order] if key is not None else None
         block_start = block_end = np.empty(0, dtype=np.int64)
-        if ties == "expected" and self.r_key is not None:
-            block_start, block_end = _tie_blocks(s_user, self.r_key[order])
+        if ties == "expected" and key is not None:
+            block_start, block_end = _tie_blocks(self.r_user, key)
 
-        t_order = np.lexsort((-self.t_grade, self.t_user))  # user, grade desc
-        t_order = t_order[self.t_rel[t_order]]
-        ideal_user = self.t_user[t_order]
-        ioffs = _offsets(ideal_user, self.n_users)
+        rel_rows = self.t_rel
+        ideal_off = _offsets(self.t_user[rel_rows], self.n_users)
+        ideal_grade = G.sort_groups_desc(ideal_off, self.t_grade[rel_rows])
         return RankedLists(
-            starts=offs[users], ends=offs[users + 1],
-            grade=grade[order], rel=rel[order], item=self.r_item[order],
-            n_rel=np.diff(ioffs)[users],
-            ideal_starts=ioffs[users], ideal_ends=ioffs[users + 1],
-            ideal_grade=self.t_grade[t_order],
-            block_start=block_start, block_end=block_end,
-            key=self.r_key[order] if self.r_key is not None else None,
+            starts=self.r_off[users], ends=self.r_off[users + 1],
+            grade=grade, rel=rel, item=item, n_rel=np.diff(ideal_off)[users],
+            ideal_starts=ideal_off[users], ideal_ends=ideal_off[users + 1],
+            ideal_grade=ideal_grade, block_start=block_start, block_end=block_end, key=key,
         )
 
-    def _order(self, ties: str, grade: np.ndarray) -> np.ndarray:
-        """Row order: by user, then key descending, then the tie-break of the policy."""
-        n = len(self.r_user)
-        if self.r_key is None:
-            if _nondecreasing(self.r_user):
-                return np.arange(n)
-            return np.argsort(self.r_user, kind="stable")
+    def _order(self, ties: str, grade: np.ndarray) -> np.ndarray | None:
+        """Row order within each user: key descending, then the policy's tie-break.
+
+        None when the rows are already in that order (checked in one vectorised pass).
+        """
         key = self.r_key
-        if _nondecreasing(self.r_user):  # fast path: already grouped and ranked
-            same = self.r_user[1:] == self.r_user[:-1]
-            ranked = not np.any(same & (key[1:] > key[:-1]))
-            tied = np.any(same & (key[1:] == key[:-1]))
-            if ranked and (ties in ("stable", "expected") or not tied):
-                return np.arange(n)
+        if key is None:
+            return None
+        same = self.r_user[1:] == self.r_user[:-1]
+        ranked = not np.any(same & (key[1:] > key[:-1]))
+        if ranked and (ties in ("stable", "expected")
+                       or not np.any(same & (key[1:] == key[:-1]))):
+            return None
+        n = len(key)
         if ties in ("stable", "expected"):
-            return np.lexsort((-key, self.r_user))
-        if ties == "item":
-            return np.lexsort((self.r_item, -key, self.r_user))
-        if ties == "optimistic":
-            return np.lexsort((-grade, -key, self.r_user))
-        if ties == "pessimistic":
-            return np.lexsort((grade, -key, self.r_user))
-        raise InvalidParameterError(  # pragma: no cover - validated upstream
-            f"ties must be one of {TIE_POLICIES}, got {ties!r}", parameter="ties")
+            tiebreak = np.arange(n, dtype=np.float64)
+        elif ties == "item":
+            tiebreak = self.r_item.astype(np.float64)
+        elif ties == "optimistic":
+            tiebreak = -grade
+        elif ties == "pessimistic":
+            tiebreak = grade
+        else:  # pragma: no cover - validated upstream
+            raise InvalidParameterError(f"ties must be one of {TIE_POLICIES}, got {ties!r}",
+                                        parameter="ties")
+        return G.group_argsort_desc(self.r_off, key, tiebreak)
 
     # -- rating pairs ------------------------------------------------------------------------
     def rating_pairs(
@@ -233,8 +241,7 @@ class Interactions:
         in_eval = np.zeros(self.n_users, dtype=bool)
         in_eval[users] = True
         keep &= in_eval[self.t_user]
-        t_user = self.t_user[keep]
-        offs = _offsets(t_user, self.n_users)
+        offs = _offsets(self.t_user[keep], self.n_users)
         pairs = RatingPairs(starts=offs[users], ends=offs[users + 1],
                             pred=pred[keep], true=self.t_grade[keep])
         return pairs, has_pred
@@ -242,6 +249,16 @@ class Interactions:
 
 def _nondecreasing(a: np.ndarray) -> bool:
     return bool(len(a) < 2 or not np.any(a[1:] < a[:-1]))
+
+
+def _sorted_pairs(user: np.ndarray, item: np.ndarray, *, strict: bool) -> bool:
+    """Whether rows are sorted by (user, item), with no repeat when ``strict``."""
+    if len(user) < 2:
+        return True
+    du = user[1:] - user[:-1]
+    di = item[1:] - item[:-1]
+    ok = (du > 0) | ((du == 0) & ((di > 0) if strict else (di >= 0)))
+    return bool(ok.all())
 
 
 def _offsets(sorted_codes: np.ndarray, n: int) -> np.ndarray:
@@ -366,23 +383,31 @@ def prepare(
         recs.item, truth.item, role="item",
         columns=(recs.columns["item"], truth.columns["item"]))
     score, rank = recs.score, recs.rank
-    if score is not None and rank is not None:
-        _check_rank_agrees(recs, score, rank, r_user, user_ids)
-    r_key = score if score is not None else (-rank if rank is not None else None)
     has_grade = truth.rating is not None
     grade = truth.rating if truth.rating is not None else np.ones(len(truth))
 
+    # group the recommendations by user, keeping the input order within a user
+    if not _nondecreasing(r_user):
+        by_user = np.argsort(r_user, kind="stable")
+        r_user, r_item = r_user[by_user], r_item[by_user]
+        score = score[by_user] if score is not None else None
+        rank = rank[by_user] if rank is not None else None
+    if score is not None and rank is not None:
+        _check_rank_agrees(recs, score, rank, r_user, user_ids)
+    r_key = score if score is not None else (-rank if rank is not None else None)
+
+    # sort the truth by (user, item); strictly increasing items also prove no repeats
+    if not _sorted_pairs(t_user, t_item, strict=False):
+        by_pair = np.lexsort((t_item, t_user))
+        t_user, t_item, grade = t_user[by_pair], t_item[by_pair], grade[by_pair]
+
     notes: dict[str, int] = {"recs_duplicates_dropped": 0, "truth_duplicates_dropped": 0}
-    keep = _resolve_duplicates(recs, r_user, r_item, user_ids, item_ids, duplicates, r_key)
-    if keep is not None:
-        notes["recs_duplicates_dropped"] = int((~keep).sum())
-        r_user, r_item = r_user[keep], r_item[keep]
-        score = score[keep] if score is not None else None
-        r_key = r_key[keep] if r_key is not None else None
-    keep = _resolve_duplicates(truth, t_user, t_item, user_ids, item_ids, duplicates, grade)
-    if keep is not None:
-        notes["truth_duplicates_dropped"] = int((~keep).sum())
-        t_user, t_item, grade = t_user[keep], t_item[keep], grade[keep]
+    if not _sorted_pairs(t_user, t_item, strict=True):
+        keep = _resolve_duplicates(truth, t_user, t_item, user_ids, item_ids, duplicates,
+                                   grade)
+        if keep is not None:
+            notes["truth_duplicates_dropped"] = int((~keep).sum())
+            t_user, t_item, grade = t_user[keep], t_item[keep], grade[keep]
 
     if has_grade and negative_grades == "error" and np.any(grade < 0):
         bad = np.flatnonzero(grade < 0)
@@ -393,22 +418,23 @@ def prepare(
             f"negative_grades='allow' (they are then never relevant, and rating metrics use "
             f"them as they are)",
             column=truth.columns["rating"], n_bad=len(bad), examples=ex)
-
-    t_order = np.lexsort((t_item, t_user))
-    t_user, t_item, grade = t_user[t_order], t_item[t_order], grade[t_order]
     t_rel = grade >= relevance_threshold if relevance_threshold is not None else grade > 0
 
-    n_items = max(len(item_ids), 1)
-    t_key = t_user * n_items + t_item  # sorted
-    r_keys = r_user * n_items + r_item
-    pos = np.searchsorted(t_key, r_keys)
-    pos_c = np.minimum(pos, max(len(t_key) - 1, 0))
-    found = (pos < len(t_key)) & (t_key[pos_c] == r_keys) if len(t_key) else np.zeros(
-        len(r_keys), dtype=bool)
-    r_truth = np.where(found, pos_c, -1).astype(np.int64)
+    n_users = len(user_ids)
+    r_off = _offsets(r_user, n_users)
+    t_off = _offsets(t_user, n_users)
+    r_truth = np.empty(len(r_user), dtype=np.int64)
+    if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth):
+        keep = _resolve_duplicates(recs, r_user, r_item, user_ids, item_ids, duplicates, r_key)
+        if keep is not None:
+            notes["recs_duplicates_dropped"] = int((~keep).sum())
+            r_user, r_item, r_truth = r_user[keep], r_item[keep], r_truth[keep]
+            score = score[keep] if score is not None else None
+            r_key = r_key[keep] if r_key is not None else None
+            r_off = _offsets(r_user, n_users)
     return Interactions(
-        user_ids=user_ids, item_ids=item_ids, r_user=r_user, r_item=r_item, r_key=r_key,
-        r_score=score, r_truth=r_truth, t_user=t_user, t_item=t_item,
+        user_ids=user_ids, item_ids=item_ids, r_user=r_user, r_item=r_item, r_off=r_off,
+        r_key=r_key, r_score=score, r_truth=r_truth, t_user=t_user, t_item=t_item, t_off=t_off,
         t_grade=grade.astype(np.float64), t_rel=t_rel, has_grade=has_grade,
         relevance_threshold=relevance_threshold, notes=notes,
     )

@@ -50,6 +50,34 @@ def _check_kind(s: pd.Series, role: str, table: str, column: str) -> str:
     return kind
 
 
+def _encode_dense_ints(a: pd.Series, b: pd.Series
+                       ) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
+    """Codes of integer ids through a presence table, when their range is small enough.
+
+    No hashing and no sort: O(rows + range). Returns None when the range is too wide.
+    """
+    if isinstance(a.dtype, pd.CategoricalDtype) or isinstance(b.dtype, pd.CategoricalDtype):
+        return None
+    xa = a.to_numpy(dtype=np.int64) if len(a) else np.empty(0, dtype=np.int64)
+    xb = b.to_numpy(dtype=np.int64) if len(b) else np.empty(0, dtype=np.int64)
+    if (len(a) and not np.array_equal(xa, a.to_numpy())) or (
+            len(b) and not np.array_equal(xb, b.to_numpy())):
+        return None  # uint64 beyond int64: let factorize handle it exactly
+    lo = min(int(xa.min()) if len(xa) else 0, int(xb.min()) if len(xb) else 0) if (
+        len(xa) or len(xb)) else 0
+    hi = max(int(xa.max()) if len(xa) else lo, int(xb.max()) if len(xb) else lo)
+    span = hi - lo + 1
+    if span > max(4 * (len(xa) + len(xb)), 1 << 20):
+        return None
+    present = np.zeros(span, dtype=np.bool_)
+    present[xa - lo] = True
+    present[xb - lo] = True
+    remap = np.cumsum(present, dtype=np.int64) - 1
+    uniques = np.flatnonzero(present) + lo
+    dtype = a.dtype if len(a) else b.dtype
+    return remap[xa - lo], remap[xb - lo], pd.Index(uniques.astype(np.int64)).astype(dtype)
+
+
 def encode_ids(
     a: pd.Series, b: pd.Series, *, role: str, columns: tuple[str, str]
 ) -> tuple[np.ndarray, np.ndarray, pd.Index]:
@@ -85,6 +113,10 @@ def encode_ids(
             f"(dtype {a.dtype}) and truth column {columns[1]!r} holds {kb} ids (dtype "
             f"{b.dtype}); ids are compared exactly and never cast implicitly: convert one "
             f"side first", column=columns[0], examples=[str(a.dtype), str(b.dtype)])
+    if (ka == "integer" and kb in ("integer", None)) or (kb == "integer" and ka is None):
+        dense = _encode_dense_ints(a, b)
+        if dense is not None:
+            return dense
     if isinstance(a.dtype, pd.CategoricalDtype):
         a = a.astype(a.dtype.categories.dtype)
     if isinstance(b.dtype, pd.CategoricalDtype):
