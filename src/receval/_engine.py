@@ -1,0 +1,497 @@
+"""The per-partition engine: one set of users in, per-user numerators/denominators out.
+
+:func:`evaluate_partition` runs validation, encoding, grouping and the kernels on one pair of
+tables and returns a :class:`Partial`; :func:`merge` turns one or more partials (in-memory:
+one; larger than memory: one per bucket of users; Spark: one per partition) into an
+:class:`~receval.EvaluationResult`. Partials hold ids, never codes, so partials of disjoint
+user sets merge by concatenation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from receval._columns import Columns
+from receval._kernels import ranking as RK
+from receval._kernels import rating as QK
+from receval._result import EvaluationResult, MetricSummary, UserAccounting
+from receval.data import InputTable, Interactions, RankedLists, prepare, recs_table, truth_table
+from receval.data._encode import cast_ids, lookalike_ids
+from receval.exceptions import (
+    DataError,
+    DataWarning,
+    EmptyInputError,
+    InvalidGradeError,
+    InvalidParameterError,
+    MissingPredictionError,
+    MissingUsersError,
+    RecevalWarning,
+    TiesAtCutoffWarning,
+    UndefinedMetricWarning,
+    format_examples,
+)
+from receval.metrics import (
+    GlobalMetric,
+    ItemCoverage,
+    Metric,
+    RankingMetric,
+    RatingMetric,
+    UserCoverage,
+)
+
+__all__ = ["Options", "Partial", "evaluate_partition", "merge"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """Validated options of one evaluation (see :func:`receval.evaluate`)."""
+
+    specs: tuple[tuple[str, Metric], ...]
+    columns: Columns
+    ties: str
+    policies: dict[str, Any]
+    relevance_threshold: float | None
+    id_cast: str | None
+    strict: bool
+    catalog: Sequence[Any] | None
+    convention: str | None
+    fill_value: float | None = None  # resolved "global_mean" when computed outside a partition
+
+    def of(self, family: type[Metric]) -> list[tuple[str, Any]]:
+        """The requested metrics of one family, with the text they were asked as."""
+        return [(t, m) for t, m in self.specs if isinstance(m, family)]
+
+
+@dataclass
+class _Note:
+    """A warning to emit once partials are merged (counts add up across partitions)."""
+
+    category: type[RecevalWarning]
+    text: str  # with {n} and {examples}
+    n: int
+    examples: list[Any]
+
+
+@dataclass
+class Partial:
+    """Per-user numerators and denominators of one set of users, and their accounting."""
+
+    ranking_users: pd.Index
+    rating_users: pd.Index
+    values: dict[str, tuple[np.ndarray, np.ndarray]]
+    ties: dict[str, tuple[str, int]]
+    rating_metrics: dict[str, Metric]
+    groups: dict[str, pd.Index]
+    counts: dict[str, int]
+    recommended: dict[str, np.ndarray]
+    items: pd.Index
+    notes: list[_Note] = field(default_factory=list)
+    columns: dict[str, str] = field(default_factory=dict)
+
+
+def _note(notes: list[_Note], category: type[RecevalWarning], text: str, n: int,
+          examples: Sequence[Any], strict: bool) -> None:
+    if strict:
+        raise DataError(text.format(n=n, examples=format_examples(list(examples), n))
+                        + " (strict=True turns this warning into an error)",
+                        n_bad=n, examples=examples)
+    notes.append(_Note(category, text, n, list(examples)[:5]))
+
+
+def _cast(table: InputTable, how: str | None) -> InputTable:
+    if how is None:
+        return table
+    user = cast_ids(table.user, how, role="user", table=table.name,
+                    column=table.columns["user"])
+    item = cast_ids(table.item, how, role="item", table=table.name,
+                    column=table.columns["item"])
+    return dataclasses.replace(table, user=user, item=item)
+
+
+def evaluate_partition(recs: Any, truth: Any, opts: Options) -> Partial:
+    """Evaluate one pair of tables (all the users, or one bucket of them)."""
+    rt = _cast(recs_table(recs, opts.columns), opts.id_cast)
+    tt = _cast(truth_table(truth, opts.columns), opts.id_cast)
+    if len(rt) == 0:
+        raise EmptyInputError("recs is empty: there are no recommendations to evaluate",
+                              parameter="recs")
+    data = prepare(rt, tt, relevance_threshold=opts.relevance_threshold,
+                   duplicates=opts.policies["duplicates"],
+                   negative_grades=opts.policies["negative_grades"])
+    notes: list[_Note] = []
+    for role, uniques, a, b in (("user", data.user_ids, data.r_user, data.t_user),
+                                ("item", data.item_ids, data.r_item, data.t_item)):
+        pairs = lookalike_ids(uniques, a, b)
+        if pairs:
+            _note(notes, DataWarning,
+                  f"{role} ids that differ only by Unicode normalisation or surrounding spaces "
+                  "appear on one side each, e.g. {examples}; receval compares ids exactly: "
+                  "normalise them (unicodedata.normalize('NFC')) if they are the same",
+                  len(pairs), pairs, opts.strict)
+    groups, counts, codes = _account(data, opts, notes)
+    ids = data.user_ids
+    values: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    ties: dict[str, tuple[str, int]] = {}
+    ranking = opts.of(RankingMetric)
+    if ranking and len(codes):
+        _run_ranking(data, ranking, codes, opts, values, ties, notes)
+    rating_codes = np.empty(0, dtype=np.int64)
+    rating_metrics: dict[str, Metric] = {}
+    if opts.of(RatingMetric):
+        rating_codes = _run_rating(data, opts, values, rating_metrics, groups, counts, notes)
+    recommended: dict[str, np.ndarray] = {}
+    for _, metric in opts.of(ItemCoverage):
+        recommended[metric.label] = _recommended_items(data, metric, opts.ties)
+    counts["truth_users_with_recs"] = int(((data.truth_count() > 0)
+                                           & (data.recs_count() > 0)).sum())
+    return Partial(
+        ranking_users=ids[codes] if ranking else ids[:0], rating_users=ids[rating_codes],
+        values=values, ties=ties, rating_metrics=rating_metrics, groups=groups,
+        counts=counts | data.notes, recommended=recommended, items=data.item_ids,
+        notes=notes, columns={**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}})
+
+
+def _account(data: Interactions, opts: Options, notes: list[_Note]
+             ) -> tuple[dict[str, pd.Index], dict[str, int], np.ndarray]:
+    """Partition the users: evaluated, skipped (and why), recommendations without truth."""
+    pol = opts.policies
+    n_rel = data.relevant_count()
+    in_truth = data.truth_count() > 0
+    in_recs = data.recs_count() > 0
+    no_rel = np.flatnonzero(in_truth & (n_rel == 0))
+    missing = np.flatnonzero(in_truth & ~in_recs)
+    extra = np.flatnonzero(in_recs & ~in_truth)
+    ids = data.user_ids
+
+    def ex(codes: np.ndarray) -> list[Any]:
+        return [ids[c] for c in codes[:5]]
+
+    for bad, name, what, fix in (
+            (no_rel, "no_relevant", "truth users have no relevant item",
+             "no_relevant='skip' to leave them out or 'zero' to score them 0"),
+            (missing, "missing_recs", "truth users have no recommendations",
+             "missing_recs='zero' to score them 0 or 'skip' to leave them out"),
+            (extra, "recs_without_truth", "users have recommendations but no truth row",
+             "recs_without_truth='ignore' to leave them out")):
+        if len(bad) and pol[name] == "error":
+            raise MissingUsersError(
+                f"{len(bad)} {what} (e.g. {format_examples(ex(bad), len(bad))}); pass {fix}",
+                parameter=name, n_bad=len(bad), examples=ex(bad))
+    evaluable = in_truth.copy()
+    skipped_no_rel = no_rel[:0]
+    if pol["no_relevant"] == "skip":
+        evaluable &= n_rel > 0
+        skipped_no_rel = no_rel
+        if len(no_rel) and opts.of(RankingMetric):
+            _note(notes, UndefinedMetricWarning,
+                  "{n} truth users have no relevant item and are left out of the ranking "
+                  "metrics (no_relevant='skip'), e.g. {examples}", len(no_rel), ex(no_rel),
+                  opts.strict)
+    skipped_missing = missing[:0]
+    if pol["missing_recs"] == "skip":
+        skipped_missing = np.flatnonzero(evaluable & ~in_recs)
+        evaluable &= in_recs
+    groups = {"no_relevant": ids[no_rel], "missing_recs": ids[missing],
+              "recs_without_truth": ids[extra], "skipped_no_relevant": ids[skipped_no_rel],
+              "skipped_missing_recs": ids[skipped_missing]}
+    counts = {"n_users": data.n_users, "n_truth": int(in_truth.sum()),
+              "n_recs": int(in_recs.sum())}
+    return groups, counts, np.flatnonzero(evaluable)
+
+
+def _ties_at_cutoffs(lists: RankedLists, ks: set[int]) -> dict[int, np.ndarray]:
+    """Users (row numbers) whose items at ranks k and k + 1 have equal keys, per cutoff."""
+    out: dict[int, np.ndarray] = {}
+    if lists.key is None:
+        return out
+    lengths = lists.ends - lists.starts
+    for k in sorted(ks):
+        rows = np.flatnonzero(lengths > k)
+        at = lists.starts[rows] + k
+        tied = lists.key[at - 1] == lists.key[at]
+        if tied.any():
+            out[k] = rows[tied]
+    return out
+
+
+def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
+                 codes: np.ndarray, opts: Options,
+                 values: dict[str, tuple[np.ndarray, np.ndarray]],
+                 ties: dict[str, tuple[str, int]], notes: list[_Note]) -> None:
+    groups: dict[str, list[RankingMetric]] = {}
+    for _, metric in specs:
+        groups.setdefault(metric.tie_policy or opts.ties, []).append(metric)
+    for policy, group in groups.items():
+        lists = data.ranked(codes, policy)
+        req = np.array([m.request() for m in group], dtype=np.float64)
+        num = np.zeros((lists.n_users, len(group)))
+        den = np.zeros((lists.n_users, len(group)))
+        RK.ranking_kernel(
+            lists.starts, lists.ends, lists.grade, lists.rel, lists.n_rel, lists.ideal_starts,
+            lists.ideal_ends, lists.ideal_grade, lists.block_start, lists.block_end,
+            req[:, 0].astype(np.int64), req[:, 1].astype(np.int64), req[:, 2].astype(np.int64),
+            req[:, 3].astype(np.int64), req[:, 4].astype(np.int64), req[:, 5], num, den)
+        bad = ~(np.isfinite(num) & np.isfinite(den))
+        if bad.any():
+            rows = np.flatnonzero(bad.any(axis=1))
+            ex = [data.user_ids[codes[r]] for r in rows[:5]]
+            raise InvalidGradeError(
+                f"gains overflow to infinity for {len(rows)} users (e.g. "
+                f"{format_examples(ex, len(rows))}): exponential gain 2^grade - 1 of grades "
+                f"this large is not a finite number; use gain='linear', or nDCG (which is "
+                f"computed exactly at any scale)", parameter="gain", n_bad=len(rows),
+                examples=ex)
+        straddle = _ties_at_cutoffs(lists, {m.k for m in group if m.k})
+        if policy in ("stable", "item") and straddle:
+            worst = max(straddle, key=lambda k: len(straddle[k]))
+            users = straddle[worst]
+            _note(notes, TiesAtCutoffWarning,
+                  f"tied scores straddle the cutoff k={worst} for {{n}} users (e.g. "
+                  f"{{examples}}): which tied item is in the top k depends on "
+                  f"ties={policy!r}; ties='expected' averages over every order", len(users),
+                  [data.user_ids[codes[i]] for i in users[:5]], opts.strict)
+        for j, metric in enumerate(group):
+            values[metric.label] = (num[:, j].copy(), den[:, j].copy())
+            n_straddle = len(straddle.get(metric.k, [])) if metric.k else 0
+            ties[metric.label] = (policy, n_straddle)
+
+
+def _run_rating(data: Interactions, opts: Options,
+                values: dict[str, tuple[np.ndarray, np.ndarray]],
+                resolved: dict[str, Metric], groups: dict[str, pd.Index],
+                counts: dict[str, int], notes: list[_Note]) -> np.ndarray:
+    specs = opts.of(RatingMetric)
+    if not data.has_grade:
+        raise InvalidParameterError(
+            f"rating metrics ({', '.join(m.label for _, m in specs)}) need true ratings: the "
+            f"truth has no rating column", parameter="metrics")
+    missing = opts.policies["missing_predictions"]
+    truth_users = np.flatnonzero(data.truth_count() > 0)
+    fill = None
+    if opts.fill_value is not None:
+        fill = np.full(len(data.t_user), opts.fill_value)
+    elif missing == "global_mean":
+        fill = np.full(len(data.t_user), float(data.t_grade.mean()))
+    elif not isinstance(missing, str):
+        fill = np.full(len(data.t_user), float(missing))
+    pairs, has_pred = data.rating_pairs(truth_users, fill)
+    n_missing = int((~has_pred).sum())
+    if n_missing and missing == "error":
+        bad = np.flatnonzero(~has_pred)
+        ex = [(data.user_ids[data.t_user[i]], data.item_ids[data.t_item[i]]) for i in bad[:5]]
+        raise MissingPredictionError(
+            f"{n_missing} truth ratings have no predicted rating in recs, e.g. (user, item) "
+            f"{format_examples(ex, n_missing)}; pass missing_predictions='skip' to use the "
+            f"common subset, 'global_mean' or a number to fill them",
+            parameter="missing_predictions", n_bad=n_missing, examples=ex)
+    keep = (pairs.ends - pairs.starts) > 0
+    codes = truth_users[keep]
+    groups["rating_skipped"] = data.user_ids[truth_users[~keep]]
+    counts["missing_predictions"] = n_missing
+    metrics: list[RatingMetric] = []
+    for _, metric in specs:
+        if getattr(metric, "threshold", 0.0) is None:
+            if opts.relevance_threshold is None:
+                raise InvalidParameterError(
+                    f"{metric.label} needs a threshold: pass "
+                    f"'{metric.name}(threshold=4)' or relevance_threshold=",
+                    parameter="threshold")
+            metric = cast(RatingMetric,
+                          metric.replace(threshold=float(opts.relevance_threshold)))
+        metrics.append(metric)
+    req = np.array([m.request() for m in metrics], dtype=np.float64)
+    num = np.zeros((len(codes), len(metrics)))
+    den = np.zeros((len(codes), len(metrics)))
+    QK.rating_kernel(pairs.starts[keep], pairs.ends[keep], pairs.pred, pairs.true,
+                     req[:, 0].astype(np.int64), req[:, 1], num, den)
+    for j, ((_, asked), metric) in enumerate(zip(specs, metrics, strict=True)):
+        values[asked.label] = (num[:, j].copy(), den[:, j].copy())
+        resolved[asked.label] = metric
+    return codes
+
+
+def _recommended_items(data: Interactions, metric: ItemCoverage, ties: str) -> np.ndarray:
+    """Item ids that appear in some user's top k (the whole list without k)."""
+    users = np.flatnonzero(data.recs_count() > 0)
+    lists = data.ranked(users, metric.ties or ties)
+    lengths = lists.ends - lists.starts
+    take = np.minimum(lengths, metric.k) if metric.k else lengths
+    first = np.repeat(lists.starts, take)
+    pos = first + (np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take))
+    return np.asarray(data.item_ids[np.unique(lists.item[pos])])
+
+
+# -- merging -----------------------------------------------------------------------------------
+def _aggregate(metric: Metric, num: np.ndarray, den: np.ndarray
+               ) -> tuple[float, np.ndarray, int]:
+    """Per-user values and the aggregate of one metric from its numerators/denominators."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(den > 0, num / np.where(den > 0, den, 1.0),
+                         0.0 if metric.undefined_is_zero else np.nan)
+    per_user = metric.finalize(ratio)
+    n_undefined = int(np.isnan(per_user).sum())
+    if metric.aggregation_mode == "micro":
+        total = float(den.sum())
+        value = float(metric.finalize(float(num.sum()) / total)) if total > 0 else float("nan")
+    else:
+        defined = per_user[~np.isnan(per_user)]
+        value = float(defined.mean()) if len(defined) else float("nan")
+    return value, per_user, n_undefined
+
+
+def _concat(indexes: Iterable[pd.Index]) -> pd.Index:
+    parts = [i for i in indexes if len(i)]
+    if not parts:
+        return pd.Index([])
+    return parts[0].append(parts[1:]) if len(parts) > 1 else parts[0]
+
+
+def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
+    """Combine partials over disjoint sets of users into one result."""
+    specs = opts.specs
+    ranking = opts.of(RankingMetric)
+    rating = opts.of(RatingMetric)
+    counts = {k: sum(p.counts.get(k, 0) for p in partials)
+              for k in {k for p in partials for k in p.counts}}
+    groups = {k: _concat(p.groups.get(k, pd.Index([])) for p in partials)
+              for k in ("no_relevant", "missing_recs", "recs_without_truth",
+                        "skipped_no_relevant", "skipped_missing_recs", "rating_skipped")}
+    ranking_users = _concat(p.ranking_users for p in partials)
+    rating_users = _concat(p.rating_users for p in partials)
+    if ranking and len(ranking_users) == 0:
+        raise EmptyInputError(
+            f"no user can be evaluated on ranking metrics: {counts['n_truth']} truth users, "
+            f"of whom {len(groups['no_relevant'])} have no relevant item and "
+            f"{len(groups['missing_recs'])} have no recommendations", parameter="truth")
+    if rating and len(rating_users) == 0:
+        raise EmptyInputError("no truth rating has a predicted rating: rating metrics have "
+                              "nothing to compare", parameter="recs")
+    summaries: dict[str, MetricSummary] = {}
+    per_user_cols: dict[str, tuple[pd.Index, np.ndarray]] = {}
+    notes = [n for p in partials for n in p.notes]
+    for _, metric in ranking:
+        label = metric.label
+        num = np.concatenate([p.values[label][0] for p in partials if label in p.values])
+        den = np.concatenate([p.values[label][1] for p in partials if label in p.values])
+        value, per_user, n_undef = _aggregate(metric, num, den)
+        policy = next((p.ties[label][0] for p in partials if label in p.ties), opts.ties)
+        straddle = sum(p.ties.get(label, ("", 0))[1] for p in partials)
+        summaries[label] = MetricSummary(metric, value, metric.aggregation_mode,
+                                         len(ranking_users), n_undef, policy, straddle)
+        per_user_cols[label] = (ranking_users, per_user)
+    for _, asked in rating:
+        label = asked.label
+        metric = next(p.rating_metrics[label] for p in partials if label in p.rating_metrics)
+        num = np.concatenate([p.values[label][0] for p in partials if label in p.values])
+        den = np.concatenate([p.values[label][1] for p in partials if label in p.values])
+        value, per_user, n_undef = _aggregate(metric, num, den)
+        if n_undef:
+            _note(notes, UndefinedMetricWarning,
+                  f"{metric.label} is undefined for {{n}} users (too few pairs or no "
+                  f"variation), who are left out of its mean", n_undef, [], opts.strict)
+        summaries[label] = MetricSummary(metric, value, metric.aggregation_mode,
+                                         len(rating_users) - n_undef, n_undef)
+        per_user_cols[label] = (rating_users, per_user)
+    for _, metric in opts.of(GlobalMetric):
+        summaries[metric.label] = _global(metric, partials, counts, opts)
+
+    order = [m.label for _, m in specs]
+    frame = _per_user_frame(ranking_users, rating_users, per_user_cols, order)
+    _emit(notes)
+    users = UserAccounting(
+        n_users=counts["n_users"], n_truth_users=counts["n_truth"],
+        n_recs_users=counts["n_recs"], evaluated=ranking_users,
+        skipped_no_relevant=groups["skipped_no_relevant"],
+        skipped_missing_recs=groups["skipped_missing_recs"],
+        recs_without_truth=groups["recs_without_truth"], no_relevant=groups["no_relevant"],
+        missing_recs=groups["missing_recs"], rating_evaluated=rating_users,
+        rating_skipped=groups["rating_skipped"],
+        n_missing_predictions=counts.get("missing_predictions", 0),
+        policies=dict(opts.policies))
+    settings = {"convention": opts.convention, "relevance_threshold": opts.relevance_threshold,
+                "ties": opts.ties, **opts.policies, "id_cast": opts.id_cast,
+                "strict": opts.strict,
+                "recs_duplicates_dropped": counts.get("recs_duplicates_dropped", 0),
+                "truth_duplicates_dropped": counts.get("truth_duplicates_dropped", 0),
+                "partitions": len(partials), "columns": partials[0].columns}
+    return EvaluationResult(tuple(m for _, m in specs),
+                            {label: summaries[label] for label in order}, frame, users,
+                            settings, {text: m.label for text, m in specs})
+
+
+def _global(metric: Metric, partials: Sequence[Partial], counts: dict[str, int],
+            opts: Options) -> MetricSummary:
+    if isinstance(metric, UserCoverage):
+        n_truth = counts["n_truth"]
+        return MetricSummary(metric, counts["truth_users_with_recs"] / n_truth, "global",
+                             n_truth)
+    if not isinstance(metric, ItemCoverage):  # pragma: no cover - the registry is closed
+        raise InvalidParameterError(f"unknown global metric {metric!r}", parameter="metrics")
+    rec = pd.Index(np.unique(np.concatenate(
+        [np.asarray(p.recommended[metric.label], dtype=object) if p.items.dtype == object
+         else p.recommended[metric.label] for p in partials])))
+    if opts.catalog is None:
+        catalog = _concat(p.items for p in partials).unique()
+        size = len(catalog)
+        count = len(rec)
+    else:
+        cat = pd.Index(pd.unique(pd.Series(list(opts.catalog))))
+        if len(cat) == 0:
+            raise InvalidParameterError("catalog is empty", parameter="catalog")
+        outside = rec[~rec.isin(cat)]
+        if len(outside):
+            raise DataError(
+                f"{len(outside)} recommended items are not in catalog (e.g. "
+                f"{format_examples(list(outside[:5]), len(outside))}); coverage would exceed "
+                f"the catalog", parameter="catalog", n_bad=len(outside),
+                examples=list(outside[:5]))
+        size = len(cat)
+        count = len(rec)
+    return MetricSummary(metric, count / size, "global", counts["n_recs"])
+
+
+def _per_user_frame(ranking_users: pd.Index, rating_users: pd.Index,
+                    cols: dict[str, tuple[pd.Index, np.ndarray]],
+                    order: list[str]) -> pd.DataFrame:
+    if len(rating_users) == 0:
+        index = ranking_users
+    elif len(ranking_users) == 0:
+        index = rating_users
+    else:
+        index = ranking_users.union(rating_users, sort=False)
+    frame = {}
+    for label in order:
+        if label in cols:
+            users, values = cols[label]
+            if users.equals(index):
+                frame[label] = values
+            else:
+                frame[label] = pd.Series(values, index=users).reindex(index).to_numpy()
+    out = pd.DataFrame(frame, index=index.rename("user"))
+    if not out.index.is_monotonic_increasing:
+        with contextlib.suppress(TypeError):  # ids that do not order: keep the input order
+            out = out.sort_index()
+    return out
+
+
+def _emit(notes: list[_Note]) -> None:
+    merged: dict[tuple[type[RecevalWarning], str], _Note] = {}
+    for note in notes:
+        key = (note.category, note.text)
+        if key in merged:
+            merged[key].n += note.n
+            merged[key].examples = (merged[key].examples + note.examples)[:5]
+        else:
+            merged[key] = _Note(note.category, note.text, note.n, list(note.examples))
+    for note in merged.values():
+        warnings.warn(note.text.format(n=note.n,
+                                       examples=format_examples(note.examples, note.n)),
+                      note.category, stacklevel=3)
