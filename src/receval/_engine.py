@@ -22,6 +22,7 @@ import pandas as pd
 from receval._columns import Columns
 from receval._kernels import ranking as RK
 from receval._kernels import rating as QK
+from receval._kernels._jit import n_chunks
 from receval._result import EvaluationResult, MetricSummary, UserAccounting
 from receval.data import InputTable, Interactions, RankedLists, prepare, recs_table, truth_table
 from receval.data._encode import cast_ids, lookalike_ids
@@ -86,7 +87,7 @@ class Partial:
 
     ranking_users: pd.Index
     rating_users: pd.Index
-    values: dict[str, tuple[np.ndarray, np.ndarray]]
+    values: dict[str, tuple[np.ndarray, float, float]]  # per-user values, sum num, sum den
     ties: dict[str, tuple[str, int]]
     rating_metrics: dict[str, Metric]
     groups: dict[str, pd.Index]
@@ -116,16 +117,22 @@ def _cast(table: InputTable, how: str | None) -> InputTable:
     return dataclasses.replace(table, user=user, item=item)
 
 
-def evaluate_partition(recs: Any, truth: Any, opts: Options) -> Partial:
-    """Evaluate one pair of tables (all the users, or one bucket of them)."""
+def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
+                       part_of_whole: bool = False) -> Partial:
+    """Evaluate one pair of tables: all the users, or one bucket of them.
+
+    With ``part_of_whole``, either table may be empty (a bucket can hold users of one side
+    only); the caller checks that the whole is not.
+    """
     rt = _cast(recs_table(recs, opts.columns), opts.id_cast)
     tt = _cast(truth_table(truth, opts.columns), opts.id_cast)
-    if len(rt) == 0:
+    if len(rt) == 0 and not part_of_whole:
         raise EmptyInputError("recs is empty: there are no recommendations to evaluate",
                               parameter="recs")
     data = prepare(rt, tt, relevance_threshold=opts.relevance_threshold,
                    duplicates=opts.policies["duplicates"],
-                   negative_grades=opts.policies["negative_grades"])
+                   negative_grades=opts.policies["negative_grades"],
+                   allow_empty=part_of_whole)
     notes: list[_Note] = []
     for role, uniques, a, b in (("user", data.user_ids, data.r_user, data.t_user),
                                 ("item", data.item_ids, data.r_item, data.t_item)):
@@ -138,7 +145,7 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options) -> Partial:
                   len(pairs), pairs, opts.strict)
     groups, counts, codes = _account(data, opts, notes)
     ids = data.user_ids
-    values: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    values: dict[str, tuple[np.ndarray, float, float]] = {}
     ties: dict[str, tuple[str, int]] = {}
     ranking = opts.of(RankingMetric)
     if ranking and len(codes):
@@ -224,7 +231,7 @@ def _ties_at_cutoffs(lists: RankedLists, ks: set[int]) -> dict[int, np.ndarray]:
 
 def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
                  codes: np.ndarray, opts: Options,
-                 values: dict[str, tuple[np.ndarray, np.ndarray]],
+                 values: dict[str, tuple[np.ndarray, float, float]],
                  ties: dict[str, tuple[str, int]], notes: list[_Note]) -> None:
     groups: dict[str, list[RankingMetric]] = {}
     for _, metric in specs:
@@ -238,7 +245,8 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
             lists.starts, lists.ends, lists.grade, lists.rel, lists.n_rel, lists.ideal_starts,
             lists.ideal_ends, lists.ideal_grade, lists.block_start, lists.block_end,
             req[:, 0].astype(np.int64), req[:, 1].astype(np.int64), req[:, 2].astype(np.int64),
-            req[:, 3].astype(np.int64), req[:, 4].astype(np.int64), req[:, 5], num, den)
+            req[:, 3].astype(np.int64), req[:, 4].astype(np.int64), req[:, 5], num, den,
+            n_chunks(lists.n_users))
         bad = ~(np.isfinite(num) & np.isfinite(den))
         if bad.any():
             rows = np.flatnonzero(bad.any(axis=1))
@@ -259,13 +267,13 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
                   f"ties={policy!r}; ties='expected' averages over every order", len(users),
                   [data.user_ids[codes[i]] for i in users[:5]], opts.strict)
         for j, metric in enumerate(group):
-            values[metric.label] = (num[:, j].copy(), den[:, j].copy())
+            values[metric.label] = _per_user(metric, num[:, j], den[:, j])
             n_straddle = len(straddle.get(metric.k, [])) if metric.k else 0
             ties[metric.label] = (policy, n_straddle)
 
 
 def _run_rating(data: Interactions, opts: Options,
-                values: dict[str, tuple[np.ndarray, np.ndarray]],
+                values: dict[str, tuple[np.ndarray, float, float]],
                 resolved: dict[str, Metric], groups: dict[str, pd.Index],
                 counts: dict[str, int], notes: list[_Note]) -> np.ndarray:
     specs = opts.of(RatingMetric)
@@ -311,9 +319,9 @@ def _run_rating(data: Interactions, opts: Options,
     num = np.zeros((len(codes), len(metrics)))
     den = np.zeros((len(codes), len(metrics)))
     QK.rating_kernel(pairs.starts[keep], pairs.ends[keep], pairs.pred, pairs.true,
-                     req[:, 0].astype(np.int64), req[:, 1], num, den)
+                     req[:, 0].astype(np.int64), req[:, 1], num, den, n_chunks(len(codes)))
     for j, ((_, asked), metric) in enumerate(zip(specs, metrics, strict=True)):
-        values[asked.label] = (num[:, j].copy(), den[:, j].copy())
+        values[asked.label] = _per_user(metric, num[:, j], den[:, j])
         resolved[asked.label] = metric
     return codes
 
@@ -330,20 +338,26 @@ def _recommended_items(data: Interactions, metric: ItemCoverage, ties: str) -> n
 
 
 # -- merging -----------------------------------------------------------------------------------
-def _aggregate(metric: Metric, num: np.ndarray, den: np.ndarray
-               ) -> tuple[float, np.ndarray, int]:
-    """Per-user values and the aggregate of one metric from its numerators/denominators."""
+def _per_user(metric: Metric, num: np.ndarray, den: np.ndarray
+              ) -> tuple[np.ndarray, float, float]:
+    """Per-user values (NaN where undefined) and the two sums a micro average needs."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(den > 0, num / np.where(den > 0, den, 1.0),
                          0.0 if metric.undefined_is_zero else np.nan)
-    per_user = metric.finalize(ratio)
+    return metric.finalize(ratio), float(num.sum()), float(den.sum())
+
+
+def _aggregate(metric: Metric, parts: Sequence[tuple[np.ndarray, float, float]]
+               ) -> tuple[float, np.ndarray, int]:
+    """The aggregate of one metric over partitions, its per-user values, the undefined."""
+    per_user = np.concatenate([p[0] for p in parts]) if len(parts) != 1 else parts[0][0]
     n_undefined = int(np.isnan(per_user).sum())
     if metric.aggregation_mode == "micro":
-        total = float(den.sum())
-        value = float(metric.finalize(float(num.sum()) / total)) if total > 0 else float("nan")
+        total = sum(p[2] for p in parts)
+        value = float(metric.finalize(sum(p[1] for p in parts) / total)) if total > 0 \
+            else float("nan")
     else:
-        defined = per_user[~np.isnan(per_user)]
-        value = float(defined.mean()) if len(defined) else float("nan")
+        value = float(np.nanmean(per_user)) if len(per_user) > n_undefined else float("nan")
     return value, per_user, n_undefined
 
 
@@ -379,9 +393,8 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
     notes = [n for p in partials for n in p.notes]
     for _, metric in ranking:
         label = metric.label
-        num = np.concatenate([p.values[label][0] for p in partials if label in p.values])
-        den = np.concatenate([p.values[label][1] for p in partials if label in p.values])
-        value, per_user, n_undef = _aggregate(metric, num, den)
+        value, per_user, n_undef = _aggregate(
+            metric, [p.values[label] for p in partials if label in p.values])
         policy = next((p.ties[label][0] for p in partials if label in p.ties), opts.ties)
         straddle = sum(p.ties.get(label, ("", 0))[1] for p in partials)
         summaries[label] = MetricSummary(metric, value, metric.aggregation_mode,
@@ -390,9 +403,8 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
     for _, asked in rating:
         label = asked.label
         metric = next(p.rating_metrics[label] for p in partials if label in p.rating_metrics)
-        num = np.concatenate([p.values[label][0] for p in partials if label in p.values])
-        den = np.concatenate([p.values[label][1] for p in partials if label in p.values])
-        value, per_user, n_undef = _aggregate(metric, num, den)
+        value, per_user, n_undef = _aggregate(
+            metric, [p.values[label] for p in partials if label in p.values])
         if n_undef:
             _note(notes, UndefinedMetricWarning,
                   f"{metric.label} is undefined for {{n}} users (too few pairs or no "

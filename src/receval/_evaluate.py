@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -10,9 +12,10 @@ import numpy as np
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge
 from receval._result import EvaluationResult
+from receval.data._buckets import ROWS_PER_BUCKET, is_parquet_source, split_into_buckets
 from receval.data._build import DUPLICATE_POLICIES, TIE_POLICIES
 from receval.data._encode import ID_CASTS
-from receval.exceptions import InvalidParameterError
+from receval.exceptions import EmptyInputError, InvalidParameterError
 from receval.metrics import Metric, parse
 
 __all__ = ["evaluate", "make_options"]
@@ -64,6 +67,8 @@ def evaluate(
     negative_grades: str = "error",
     id_cast: str | None = None,
     strict: bool = False,
+    buckets: int | str | None = None,
+    progress: bool | None = None,
 ) -> EvaluationResult:
     """Evaluate recommendations against the ground truth.
 
@@ -114,6 +119,14 @@ def evaluate(
         both tables' user and item ids first (recorded in the result).
     strict : bool
         Turn every receval warning into an error.
+    buckets : int or "auto", optional
+        Larger than memory: when ``recs`` and ``truth`` are Parquet files or directories,
+        split the users into this many buckets (``"auto"``: about 8 million rows each) in one
+        streaming pass and evaluate bucket by bucket with bounded memory. The numbers are the
+        same as in memory. By default, Parquet inputs are bucketed when they hold more than
+        ``3 * 8`` million rows.
+    progress : bool, optional
+        Show a progress bar over the buckets (default: when the terminal is interactive).
 
     Returns
     -------
@@ -131,7 +144,60 @@ def evaluate(
         recs_without_truth=recs_without_truth, missing_predictions=missing_predictions,
         catalog=catalog, duplicates=duplicates, negative_grades=negative_grades,
         id_cast=id_cast, strict=strict)
+    if is_parquet_source(recs) and is_parquet_source(truth):
+        if buckets is None and _parquet_rows(recs) + _parquet_rows(truth) > 3 * ROWS_PER_BUCKET:
+            buckets = "auto"
+        if buckets is not None:
+            return _evaluate_buckets(recs, truth, opts, buckets, progress)
+    elif buckets is not None:
+        raise InvalidParameterError(
+            "buckets= needs recs and truth given as Parquet files or directories",
+            parameter="buckets")
     return merge([evaluate_partition(recs, truth, opts)], opts)
+
+
+def _parquet_rows(path: Any) -> int:
+    import pyarrow.dataset as ds
+
+    try:
+        return int(ds.dataset(str(path), format="parquet").count_rows())
+    except Exception:  # unreadable here: the reader reports it with the file name
+        return 0
+
+
+def _evaluate_buckets(recs: Any, truth: Any, opts: Options, buckets: int | str,
+                      progress: bool | None) -> EvaluationResult:
+    import tempfile
+    from pathlib import Path
+
+    from rich.progress import Progress
+
+    with tempfile.TemporaryDirectory(prefix="receval-buckets-") as tmp:
+        parts = split_into_buckets(recs, truth, opts.columns, Path(tmp), buckets)
+        for rows, name in zip(parts.rows, ("recs", "truth"), strict=True):
+            if rows == 0:
+                raise EmptyInputError(f"{name} is empty: there is nothing to evaluate",
+                                      parameter=name)
+        if opts.policies["missing_predictions"] == "global_mean" and parts.rating_count:
+            opts = dataclasses.replace(opts,
+                                       fill_value=parts.rating_sum / parts.rating_count)
+        show = sys.stderr.isatty() if progress is None else progress
+        partials = []
+        with Progress(disable=not show, transient=True) as bar:
+            task = bar.add_task("evaluating buckets of users", total=len(parts.pairs))
+            for recs_file, truth_file in parts.pairs:
+                partials.append(evaluate_partition(_read(recs_file), _read(truth_file), opts,
+                                                   part_of_whole=True))
+                bar.advance(task)
+    return merge(partials, opts)
+
+
+def _read(path: Any) -> Any:
+    import pyarrow.parquet as pq
+
+    from receval.data._adapters import _arrow_to_pandas
+
+    return _arrow_to_pandas(pq.read_table(path))
 
 
 def make_options(

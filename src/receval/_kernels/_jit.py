@@ -16,7 +16,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:  # site-packages may be read-only (Spark
 
 import numba  # noqa: E402
 
-__all__ = ["njit", "prange"]
+__all__ = ["n_chunks", "njit", "prange"]
 
 prange = numba.prange
 
@@ -28,3 +28,8 @@ def njit(*, parallel: bool = False) -> Callable[[F], F]:
         return numba.njit(cache=True, parallel=parallel, nogil=True)(fn)  # type: ignore[return-value]
 
     return wrap
+
+
+def n_chunks(n: int) -> int:
+    """Chunks of groups for a parallel loop: a few per thread, so threads stay balanced."""
+    return max(1, min(n, 8 * numba.get_num_threads()))

@@ -257,6 +257,114 @@ def _ap_hits_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> fl
     return total / hb if hb > 0 else 0.0
 
 
+@njit()
+def _dcg(grade: np.ndarray, rel: np.ndarray, s: int, cut: int, gflag: int, dflag: int,
+         param: float, shift: float) -> float:
+    total = 0.0
+    for i in range(cut):
+        g = gain_value(grade[s + i], float(rel[s + i]), gflag, shift)
+        if g != 0.0:
+            total += g * discount(i + 1, dflag, param)
+    return total
+
+
+@njit()
+def _user(u: int, starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: np.ndarray,
+          n_rel: np.ndarray, istarts: np.ndarray, iends: np.ndarray, igrade: np.ndarray,
+          bstart: np.ndarray, bend: np.ndarray, kind: np.ndarray, kval: np.ndarray,
+          gflag: np.ndarray, dflag: np.ndarray, variant: np.ndarray, param: np.ndarray,
+          num: np.ndarray, den: np.ndarray) -> None:
+    """Every request for one user."""
+    s = starts[u]
+    e = ends[u]
+    length = e - s
+    nr = n_rel[u]
+    expected = len(bstart) > 0
+    rvals = _gains(grade, rel, s, e, bstart, bend, GAIN_BINARY, 0.0) if expected \
+        else np.empty(0)
+    for m in range(len(kind)):
+        k = kval[m]
+        nominal = k if k > 0 else length
+        cut = min(nominal, length)
+        kd = kind[m]
+        hits = 0.0
+        for i in range(cut):
+            hits += rvals[i] if expected else rel[s + i]
+        if kd == PRECISION:
+            num[u, m] = hits
+            den[u, m] = nominal
+        elif kd == RECALL:
+            num[u, m] = hits
+            den[u, m] = nr
+        elif kd == FBETA:
+            b2 = param[m] * param[m]
+            num[u, m] = (1.0 + b2) * hits
+            den[u, m] = b2 * nr + nominal
+        elif kd == HIT:
+            if expected:
+                num[u, m] = _hit_expected(rel, s, cut, bend)
+            else:
+                num[u, m] = 1.0 if hits > 0 else 0.0
+            den[u, m] = 1.0
+        elif kd == RR:
+            value = 0.0
+            if expected:
+                value = _rr_expected(rel, s, cut, bend)
+            else:
+                for i in range(cut):
+                    if rel[s + i] > 0:
+                        value = 1.0 / (i + 1.0)
+                        break
+            num[u, m] = value
+            den[u, m] = 1.0
+        elif kd == AP:
+            var = variant[m]
+            if expected:
+                if var == AP_HITS:
+                    num[u, m] = _ap_hits_expected(rel, s, cut, bend)
+                    den[u, m] = 1.0
+                    continue
+                total, _ = _ap_sum_expected(rel, s, cut, bend)
+            else:
+                total = 0.0
+                h = 0.0
+                for i in range(cut):
+                    if rel[s + i] > 0:
+                        h += 1.0
+                        total += h / (i + 1.0)
+            num[u, m] = total
+            if var == AP_MIN_K_RELEVANT:
+                den[u, m] = min(nominal, nr)
+            elif var == AP_RELEVANT:
+                den[u, m] = nr
+            else:
+                den[u, m] = hits if hits > 0 else 1.0
+        else:  # DCG family
+            shift = 0.0
+            if gflag[m] == GAIN_EXPONENTIAL and kd == NDCG:
+                gmax = igrade[istarts[u]] if iends[u] > istarts[u] else 0.0
+                for p in range(s, e):
+                    gmax = max(gmax, grade[p])
+                shift = max(0.0, gmax - EXP_MAX)
+            if expected:
+                gv = _gains(grade, rel, s, e, bstart, bend, gflag[m], shift)
+                total = 0.0
+                for i in range(cut):
+                    total += gv[i] * discount(i + 1, dflag[m], param[m])
+            else:
+                total = _dcg(grade, rel, s, cut, gflag[m], dflag[m], param[m], shift)
+            num[u, m] = total
+            if kd == DCG:
+                den[u, m] = 1.0
+            elif variant[m] == IDEAL_TRUTH:
+                icut = k if k > 0 else iends[u] - istarts[u]
+                den[u, m] = _ideal_dcg(igrade, istarts[u], iends[u], icut, gflag[m],
+                                       dflag[m], param[m], shift)
+            else:
+                den[u, m] = _list_ideal_dcg(grade, rel, s, e, nominal, gflag[m], dflag[m],
+                                            param[m], shift)
+
+
 @njit(parallel=True)
 def ranking_kernel(
     starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: np.ndarray,
@@ -264,95 +372,14 @@ def ranking_kernel(
     bstart: np.ndarray, bend: np.ndarray,
     kind: np.ndarray, kval: np.ndarray, gflag: np.ndarray, dflag: np.ndarray,
     variant: np.ndarray, param: np.ndarray,
-    num: np.ndarray, den: np.ndarray,
+    num: np.ndarray, den: np.ndarray, chunks: int,
 ) -> None:
-    """Fill ``num[u, m]`` and ``den[u, m]`` for every user ``u`` and request ``m``."""
-    n_users = len(starts)
-    n_req = len(kind)
-    expected = len(bstart) > 0
-    for u in prange(n_users):
-        s = starts[u]
-        e = ends[u]
-        length = e - s
-        nr = n_rel[u]
-        rvals = _gains(grade, rel, s, e, bstart, bend, GAIN_BINARY, 0.0)
-        for m in range(n_req):
-            k = kval[m]
-            nominal = k if k > 0 else length
-            cut = min(nominal, length)
-            kd = kind[m]
-            hits = 0.0
-            for i in range(cut):
-                hits += rvals[i]
-            if kd == PRECISION:
-                num[u, m] = hits
-                den[u, m] = nominal
-            elif kd == RECALL:
-                num[u, m] = hits
-                den[u, m] = nr
-            elif kd == FBETA:
-                b2 = param[m] * param[m]
-                num[u, m] = (1.0 + b2) * hits
-                den[u, m] = b2 * nr + nominal
-            elif kd == HIT:
-                if expected:
-                    num[u, m] = _hit_expected(rel, s, cut, bend)
-                else:
-                    num[u, m] = 1.0 if hits > 0 else 0.0
-                den[u, m] = 1.0
-            elif kd == RR:
-                value = 0.0
-                if expected:
-                    value = _rr_expected(rel, s, cut, bend)
-                else:
-                    for i in range(cut):
-                        if rel[s + i] > 0:
-                            value = 1.0 / (i + 1.0)
-                            break
-                num[u, m] = value
-                den[u, m] = 1.0
-            elif kd == AP:
-                var = variant[m]
-                if expected:
-                    if var == AP_HITS:
-                        num[u, m] = _ap_hits_expected(rel, s, cut, bend)
-                        den[u, m] = 1.0
-                        continue
-                    total, _ = _ap_sum_expected(rel, s, cut, bend)
-                else:
-                    total = 0.0
-                    h = 0.0
-                    for i in range(cut):
-                        if rel[s + i] > 0:
-                            h += 1.0
-                            total += h / (i + 1.0)
-                num[u, m] = total
-                if var == AP_MIN_K_RELEVANT:
-                    den[u, m] = min(nominal, nr)
-                elif var == AP_RELEVANT:
-                    den[u, m] = nr
-                else:
-                    den[u, m] = hits
-                    if hits == 0:
-                        den[u, m] = 1.0
-            else:  # DCG family
-                shift = 0.0
-                if gflag[m] == GAIN_EXPONENTIAL and kd == NDCG:
-                    gmax = igrade[istarts[u]] if iends[u] > istarts[u] else 0.0
-                    for p in range(s, e):
-                        gmax = max(gmax, grade[p])
-                    shift = max(0.0, gmax - EXP_MAX)
-                gv = _gains(grade, rel, s, e, bstart, bend, gflag[m], shift)
-                total = 0.0
-                for i in range(cut):
-                    total += gv[i] * discount(i + 1, dflag[m], param[m])
-                num[u, m] = total
-                if kd == DCG:
-                    den[u, m] = 1.0
-                elif variant[m] == IDEAL_TRUTH:
-                    icut = k if k > 0 else iends[u] - istarts[u]
-                    den[u, m] = _ideal_dcg(igrade, istarts[u], iends[u], icut, gflag[m],
-                                           dflag[m], param[m], shift)
-                else:
-                    den[u, m] = _list_ideal_dcg(grade, rel, s, e, nominal, gflag[m], dflag[m],
-                                                param[m], shift)
+    """Fill ``num[u, m]`` and ``den[u, m]`` for every user ``u`` and request ``m``.
+
+    ``chunks`` (from :func:`receval._kernels._jit.n_chunks`) sets the parallel grain.
+    """
+    n = len(starts)
+    for c in prange(chunks):
+        for u in range(c * n // chunks, (c + 1) * n // chunks):
+            _user(u, starts, ends, grade, rel, n_rel, istarts, iends, igrade, bstart, bend,
+                  kind, kval, gflag, dflag, variant, param, num, den)

@@ -96,48 +96,57 @@ def _kendall_tau_b(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 @njit(parallel=True)
 def rating_kernel(
     starts: np.ndarray, ends: np.ndarray, pred: np.ndarray, true: np.ndarray,
-    kind: np.ndarray, param: np.ndarray, num: np.ndarray, den: np.ndarray,
+    kind: np.ndarray, param: np.ndarray, num: np.ndarray, den: np.ndarray, chunks: int,
 ) -> None:
     """Fill ``num[u, m]`` and ``den[u, m]`` for every user ``u`` and request ``m``."""
-    for u in prange(len(starts)):
-        s = starts[u]
-        e = ends[u]
-        for m in range(len(kind)):
-            kd = kind[m]
-            if kd in (ABS_ERROR, SQ_ERROR):
-                total = 0.0
-                for i in range(s, e):
-                    d = pred[i] - true[i]
-                    total += abs(d) if kd == ABS_ERROR else d * d
-                num[u, m] = total
-                den[u, m] = e - s
-            elif kd in (DEC_PRECISION, DEC_RECALL, DEC_F1):
-                t = param[m]
-                tp = 0.0
-                fp = 0.0
-                fn = 0.0
-                for i in range(s, e):
-                    pp = pred[i] >= t
-                    tt = true[i] >= t
-                    if pp and tt:
-                        tp += 1.0
-                    elif pp:
-                        fp += 1.0
-                    elif tt:
-                        fn += 1.0
-                num[u, m] = tp if kd != DEC_F1 else 2.0 * tp
-                if kd == DEC_PRECISION:
-                    den[u, m] = tp + fp
-                elif kd == DEC_RECALL:
-                    den[u, m] = tp + fn
-                else:
-                    den[u, m] = 2.0 * tp + fp + fn
+    n = len(starts)
+    for c in prange(chunks):
+        for u in range(c * n // chunks, (c + 1) * n // chunks):
+            _rating_user(u, starts, ends, pred, true, kind, param, num, den)
+
+
+@njit()
+def _rating_user(u: int, starts: np.ndarray, ends: np.ndarray, pred: np.ndarray,
+                 true: np.ndarray, kind: np.ndarray, param: np.ndarray, num: np.ndarray,
+                 den: np.ndarray) -> None:
+    s = starts[u]
+    e = ends[u]
+    for m in range(len(kind)):
+        kd = kind[m]
+        if kd in (ABS_ERROR, SQ_ERROR):
+            total = 0.0
+            for i in range(s, e):
+                d = pred[i] - true[i]
+                total += abs(d) if kd == ABS_ERROR else d * d
+            num[u, m] = total
+            den[u, m] = e - s
+        elif kd in (DEC_PRECISION, DEC_RECALL, DEC_F1):
+            t = param[m]
+            tp = 0.0
+            fp = 0.0
+            fn = 0.0
+            for i in range(s, e):
+                pp = pred[i] >= t
+                tt = true[i] >= t
+                if pp and tt:
+                    tp += 1.0
+                elif pp:
+                    fp += 1.0
+                elif tt:
+                    fn += 1.0
+            num[u, m] = tp if kd != DEC_F1 else 2.0 * tp
+            if kd == DEC_PRECISION:
+                den[u, m] = tp + fp
+            elif kd == DEC_RECALL:
+                den[u, m] = tp + fn
             else:
-                if e - s < 2:
-                    num[u, m] = 0.0
-                    den[u, m] = 0.0
-                elif kd == SPEARMAN:
-                    num[u, m], den[u, m] = _pearson(_average_ranks(pred[s:e]),
-                                                    _average_ranks(true[s:e]))
-                else:
-                    num[u, m], den[u, m] = _kendall_tau_b(pred[s:e], true[s:e])
+                den[u, m] = 2.0 * tp + fp + fn
+        else:
+            if e - s < 2:
+                num[u, m] = 0.0
+                den[u, m] = 0.0
+            elif kd == SPEARMAN:
+                num[u, m], den[u, m] = _pearson(_average_ranks(pred[s:e]),
+                                                _average_ranks(true[s:e]))
+            else:
+                num[u, m], den[u, m] = _kendall_tau_b(pred[s:e], true[s:e])

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from receval._kernels import grouping as G
+from receval._kernels._jit import n_chunks
 from receval.data._encode import encode_ids
 from receval.data._table import InputTable
 from receval.exceptions import (
@@ -180,7 +181,8 @@ class Interactions:
 
         rel_rows = self.t_rel
         ideal_off = _offsets(self.t_user[rel_rows], self.n_users)
-        ideal_grade = G.sort_groups_desc(ideal_off, self.t_grade[rel_rows])
+        ideal_grade = G.sort_groups_desc(ideal_off, self.t_grade[rel_rows],
+                                         n_chunks(self.n_users))
         return RankedLists(
             starts=self.r_off[users], ends=self.r_off[users + 1],
             grade=grade, rel=rel, item=item, n_rel=np.diff(ideal_off)[users],
@@ -339,7 +341,7 @@ def _check_rank_agrees(
 
 def prepare(
     recs: InputTable, truth: InputTable, *, relevance_threshold: float | None,
-    duplicates: str = "error", negative_grades: str = "error",
+    duplicates: str = "error", negative_grades: str = "error", allow_empty: bool = False,
 ) -> Interactions:
     """Validate, encode and join the two tables.
 
@@ -355,6 +357,8 @@ def prepare(
         is recorded in ``Interactions.notes``.
     negative_grades : {"error", "allow"}
         Negative grades: an error, or allowed (never relevant; rating metrics use them).
+    allow_empty : bool
+        Accept an empty truth (one bucket of a larger input).
 
     Raises
     ------
@@ -369,7 +373,7 @@ def prepare(
     RankScoreMismatchError
         When a rank column and a score column disagree.
     """
-    if len(truth) == 0:
+    if len(truth) == 0 and not allow_empty:
         raise EmptyInputError("truth is empty: there is nothing to evaluate against",
                               parameter="truth")
     if relevance_threshold is not None and not relevance_threshold > 0:
@@ -424,7 +428,7 @@ def prepare(
     r_off = _offsets(r_user, n_users)
     t_off = _offsets(t_user, n_users)
     r_truth = np.empty(len(r_user), dtype=np.int64)
-    if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth):
+    if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth, n_chunks(n_users)):
         keep = _resolve_duplicates(recs, r_user, r_item, user_ids, item_ids, duplicates, r_key)
         if keep is not None:
             notes["recs_duplicates_dropped"] = int((~keep).sum())

@@ -1,0 +1,140 @@
+"""Split Parquet inputs that do not fit in memory into buckets of users, with bounded memory.
+
+One streaming pass over each input writes every row to the temporary Parquet file of its
+user's bucket (``hash(user) mod n``); each bucket then holds all the rows of its users from
+both inputs and is evaluated on its own. Only one record batch per input is in memory at a
+time during the split.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from receval._columns import Columns
+from receval.exceptions import InvalidParameterError, SchemaError
+
+__all__ = ["Buckets", "is_parquet_source", "split_into_buckets"]
+
+#: Rows of one bucket aimed at by ``buckets="auto"`` (about 0.6 GB of working memory).
+ROWS_PER_BUCKET = 8_000_000
+
+
+def is_parquet_source(obj: Any) -> bool:
+    """Whether ``obj`` is a path to a Parquet file or a directory of Parquet files."""
+    if not isinstance(obj, (str, os.PathLike)):
+        return False
+    p = Path(obj)
+    return p.is_dir() or p.name.lower().endswith((".parquet", ".pq"))
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """Temporary Parquet files, one pair per bucket of users.
+
+    Attributes
+    ----------
+    pairs : list of (Path, Path)
+        The recommendations and the truth of each bucket.
+    rows : (int, int)
+        Rows of the recommendations and of the truth.
+    rating_sum, rating_count : float, int
+        Sum and count of the truth grades (for a global mean over every bucket).
+    """
+
+    pairs: list[tuple[Path, Path]]
+    rows: tuple[int, int]
+    rating_sum: float
+    rating_count: int
+
+
+def _dataset(path: str | os.PathLike[str]) -> Any:
+    import pyarrow.dataset as ds
+
+    try:
+        return ds.dataset(str(path), format="parquet")
+    except Exception as exc:
+        raise SchemaError(f"cannot open {str(path)!r} as Parquet: {exc}",
+                          examples=[str(path)]) from exc
+
+
+def _bucket_of(values: Any, n: int) -> np.ndarray:
+    """Bucket of each user id: ``id mod n`` for integers, a stable hash mod n otherwise."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(values.type):
+        return np.mod(values.to_numpy(zero_copy_only=False).astype(np.int64), n)
+    hashed = pd.util.hash_array(np.asarray(values.to_pandas(), dtype=object))
+    return (hashed % np.uint64(n)).astype(np.int64)
+
+
+def _batches(dataset: Any, columns: list[str]) -> Iterator[Any]:
+    yield from dataset.to_batches(columns=columns, batch_size=1 << 20)
+
+
+def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[str],
+                       columns: Columns, workdir: Path, n_buckets: int | str = "auto"
+                       ) -> Buckets:
+    """Write each input's rows to the bucket file of their user.
+
+    Parameters
+    ----------
+    recs, truth : path
+        Parquet files or directories of Parquet files.
+    columns : Columns
+        Column roles, resolved against the files' schemas.
+    workdir : Path
+        Where the bucket files go (a temporary directory, removed by the caller).
+    n_buckets : int or "auto"
+        The number of buckets; ``"auto"`` aims at ``ROWS_PER_BUCKET`` rows per bucket.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sources = {"recs": _dataset(recs), "truth": _dataset(truth)}
+    n_rows = {name: sum(f.count_rows() for f in [d]) for name, d in sources.items()}
+    if n_buckets == "auto":
+        n = max(1, math.ceil((n_rows["recs"] + n_rows["truth"]) / ROWS_PER_BUCKET))
+    elif isinstance(n_buckets, int) and not isinstance(n_buckets, bool) and n_buckets >= 1:
+        n = n_buckets
+    else:
+        raise InvalidParameterError(f"buckets must be 'auto' or an integer >= 1, got "
+                                    f"{n_buckets!r}", parameter="buckets",
+                                    examples=[n_buckets])
+    pairs = [(workdir / f"recs-{b}.parquet", workdir / f"truth-{b}.parquet") for b in range(n)]
+    rating_sum, rating_count = 0.0, 0
+    for name, dataset in sources.items():
+        names = list(dataset.schema.names)
+        roles = ["user", "item"] + (["score", "rank"] if name == "recs" else ["rating"])
+        cols = [c for c in (columns.resolve(r, names, table=name,
+                                            required=r in ("user", "item")) for r in roles)
+                if c is not None]
+        user_col = cols[0]
+        schema = dataset.schema
+        schema = pa.schema([schema.field(c) for c in cols])
+        writers = [pq.ParquetWriter(str(pair[0 if name == "recs" else 1]), schema)
+                   for pair in pairs]
+        try:
+            for batch in _batches(dataset, cols):
+                bucket = _bucket_of(batch.column(user_col), n)
+                order = np.argsort(bucket, kind="stable")
+                bounds = np.searchsorted(bucket[order], np.arange(n + 1))
+                table = pa.Table.from_batches([batch]).take(pa.array(order))
+                for b in range(n):
+                    if bounds[b + 1] > bounds[b]:
+                        writers[b].write_table(table.slice(bounds[b], bounds[b + 1] - bounds[b]))
+                if name == "truth" and len(cols) == 3:
+                    values = batch.column(cols[2]).to_numpy(zero_copy_only=False)
+                    rating_sum += float(np.nansum(values))
+                    rating_count += int(np.count_nonzero(~np.isnan(values.astype(float))))
+        finally:
+            for w in writers:
+                w.close()
+    return Buckets(pairs, (n_rows["recs"], n_rows["truth"]), rating_sum, rating_count)
