@@ -50,7 +50,8 @@ def users_table(ev: EvaluationResult) -> Table:
 def metrics_table(infos: list[MetricInfo]) -> Table:
     """One row per metric: name, aliases, @k, parameters, summary."""
     table = Table(title="metrics (name[(param=value, ...)][@k])", title_justify="left")
-    for col in ("name", "aliases", "@k", "parameters", "what it measures"):
+    table.add_column("name", no_wrap=True)
+    for col in ("aliases", "@k", "parameters", "what it measures"):
         table.add_column(col)
     for info in infos:
         params = ", ".join(

@@ -187,7 +187,7 @@ def available() -> list[MetricInfo]:
     out = []
     for name, cls in sorted(_CANONICAL.items()):
         aliases = tuple(sorted(a for a, (c, _) in _REGISTRY.items()
-                               if c is cls and a not in (name, cls.display.lower())))
+                               if c is cls and a != name))
         params = {f.name: {"default": f.default, "options": f.metadata.get("options"),
                            "doc": f.metadata.get("doc", "")} for f in cls.parameters()}
         out.append(MetricInfo(name, cls.display, aliases, cls.family, cls.takes_k, params,

@@ -1,0 +1,5 @@
+"""``python -m receval``."""
+
+from receval.cli import main
+
+main()

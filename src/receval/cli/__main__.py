@@ -1,0 +1,5 @@
+"""``python -m receval.cli``."""
+
+from receval.cli import main
+
+main()

@@ -1,0 +1,111 @@
+"""The command line, through click's runner (no subprocess) and once as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from receval.cli import cli
+
+
+@pytest.fixture
+def files(tmp_path):
+    recs = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": [10, 11, 12, 10, 13],
+                         "score": [0.9, 0.8, 0.7, 0.6, 0.5]})
+    truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 12, 13],
+                          "rating": [5.0, 3.0, 4.0]})
+    r, t = tmp_path / "recs.csv", tmp_path / "truth.parquet"
+    recs.to_csv(r, index=False)
+    truth.to_parquet(t)
+    return r, t
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_evaluate_table(files):
+    r, t = files
+    out = run("evaluate", str(r), str(t), "-m", "precision@2", "-m", "ndcg@3")
+    assert out.exit_code == 0, out.output
+    assert "Precision@2" in out.output and "NDCG@3" in out.output
+    # user 1: hits@2 = 1 (item 10) -> 1/2; user 2: hits@2 = 1 (item 13) -> 1/2
+    assert "0.5000" in out.output
+    assert "evaluated" in out.output
+
+
+def test_evaluate_json_and_per_user(files, tmp_path):
+    r, t = files
+    per_user = tmp_path / "pu.csv"
+    out = run("evaluate", str(r), str(t), "-m", "recall@3", "--format", "json",
+              "--per-user", str(per_user))
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    assert doc["metrics"]["Recall@3"]["value"] == 1.0
+    assert doc["users"]["evaluated"] == 2
+    frame = pd.read_csv(per_user)
+    assert list(frame.columns) == ["user", "Recall@3"]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "csv"])
+def test_evaluate_formats(files, fmt):
+    r, t = files
+    out = run("evaluate", str(r), str(t), "-m", "map@3", "--format", fmt)
+    assert out.exit_code == 0, out.output
+    assert "MAP@3" in out.output
+
+
+def test_evaluate_error_exit_code(files):
+    r, t = files
+    out = CliRunner().invoke(cli, ["evaluate", str(r), str(t), "-m", "ndgc@10"])
+    assert out.exit_code == 2
+    assert "ndcg" in out.output
+
+
+def test_explain_prints_worked_table():
+    out = run("explain", "ndcg@6", "3", "2", "3", "0", "1", "2")
+    assert out.exit_code == 0, out.output
+    assert "DCG@6 = 3 + 1.262 + 1.5 + 0 + 0.3869 + 0.7124 = 6.861" in out.output
+    assert "IDCG@6" in out.output
+    assert "0.960808" in out.output
+
+
+def test_explain_with_ideal():
+    out = run("explain", "ndcg(gain=exponential)@5", "5", "3", "2", "1", "2",
+              "--ideal", "5,3,2,1,2,4,0")
+    assert out.exit_code == 0, out.output
+    assert "0.829613" in out.output
+
+
+def test_metrics_lists_every_registered_metric():
+    import receval as rv
+
+    out = run("metrics")
+    assert out.exit_code == 0
+    for info in rv.metrics.available():
+        assert info.name in out.output
+
+
+def test_metrics_detail():
+    out = run("metrics", "ap")
+    assert out.exit_code == 0
+    assert "denominator" in out.output and "min_k_relevant" in out.output
+
+
+def test_demo_runs():
+    out = run("demo", "--users", "120", "--items", "80")
+    assert out.exit_code == 0, out.output
+    assert "random" in out.output and "most popular" in out.output
+    assert "RMSE" in out.output
+
+
+def test_console_script_runs_in_a_new_process():
+    done = subprocess.run([sys.executable, "-m", "receval.cli", "--help"], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "evaluate" in done.stdout
