@@ -208,6 +208,46 @@ def metric(name: str, **params: Any) -> MetricFn:
     raise ValueError(name)
 
 
+# -- the catalogue of variants, as receval metric strings ------------------------------------
+
+#: The cutoffs the tests use (None: the whole list).
+KS: tuple[int | None, ...] = (1, 2, 3, 5, 10, None)
+GAINS = ("linear", "exponential", "binary")
+DISCOUNTS = ("log2", "breese")
+
+#: Every ranking metric and variant of receval: (name, parameters) as in ``metric()``.
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("precision", {}),
+    ("recall", {}),
+    ("f1", {}),
+    ("fbeta", {"beta": 0.5}),
+    ("fbeta", {"beta": 2.0}),
+    ("hit_rate", {}),
+    ("mrr", {}),
+    ("arhr", {}),
+    *[("ap", {"denominator": d}) for d in ("min_k_relevant", "relevant", "hits")],
+    *[("cg", {"gain": g}) for g in GAINS],
+    *[("dcg", {"gain": g, "discount": d}) for g in GAINS for d in DISCOUNTS],
+    *[("ndcg", {"gain": g, "discount": d, "ideal": i})
+      for g in GAINS for d in DISCOUNTS for i in ("truth", "list")],
+    *[("rank_score", {"alpha": a}) for a in (1.0, 2.5, 5.0)],
+]
+
+
+def spec(name: str, params: dict[str, Any], k: int | None, ties: str | None = None) -> str:
+    """The metric string ``name(p=v, ...)@k``."""
+    items = dict(params)
+    if ties is not None:
+        items["ties"] = ties
+    text = name
+    if items:
+        text += "(" + ", ".join(f"{key}={val}" for key, val in items.items()) + ")"
+    if k is not None:
+        text += f"@{k}"
+    return text
+
+
+
 # -- tie policies ------------------------------------------------------------------------------
 
 
@@ -290,13 +330,13 @@ def user_inputs(recs: Any, truth: Any) -> dict[Any, tuple[list[Row], list[float]
     ratings = list(truth["rating"]) if has_rating else [1.0] * len(truth)
     grade_of: dict[tuple[Any, Any], float] = {}
     rel: dict[Any, list[float]] = {}
-    for u, i, g in zip(truth["user"], truth["item"], ratings):
+    for u, i, g in zip(truth["user"], truth["item"], ratings, strict=True):
         grade_of[(u, i)] = float(g)
         rel.setdefault(u, [])
         if is_relevant(g):
             rel[u].append(float(g))
     rows: dict[Any, list[Row]] = {u: [] for u in rel}
-    for u, i, s in zip(recs["user"], recs["item"], recs["score"]):
+    for u, i, s in zip(recs["user"], recs["item"], recs["score"], strict=True):
         if u in rows:
             g = grade_of.get((u, i), 0.0)
             rows[u].append((float(s), g if is_relevant(g) else 0.0, i))

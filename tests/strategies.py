@@ -5,12 +5,14 @@ ids ints or strings, grades 0..4 or binary (or no rating column), scores tied in
 most 5 items or all distinct. Scores are multiples of 1/4 in [-10, 10], so strictly increasing
 transforms such as ``3 s - 7`` or ``exp(s)`` keep ties tied and distinct scores distinct. The
 product of the factorials of a user's tied block sizes is kept <= ``MAX_ORDERS`` so that the
-brute-force ``expected`` oracle stays cheap.
+brute-force ``expected`` oracle stays cheap. ``examples(n)`` scales example counts by the
+environment variable ``RECEVAL_TEST_SCALE`` (e.g. 10 for a long run).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import pandas as pd
@@ -22,6 +24,11 @@ MAX_LEN = 12
 MAX_BLOCK = 5
 MAX_ORDERS = 240
 SCORES = tuple(v / 4 for v in range(-40, 41))
+
+
+def examples(n: int) -> int:
+    """``n`` hypothesis examples, scaled by the environment variable RECEVAL_TEST_SCALE."""
+    return max(1, round(n * float(os.environ.get("RECEVAL_TEST_SCALE", "1"))))
 
 
 def item_ids(kind: str) -> list[Any]:
@@ -90,7 +97,7 @@ def datasets(
 
     recs_rows: list[tuple[Any, Any, float]] = []
     truth_rows: list[tuple[Any, Any, int]] = []
-    for n, (u, role) in enumerate(zip(users, roles)):
+    for n, (u, role) in enumerate(zip(users, roles, strict=True)):
         items: list[Any] = []
         if role in ("both", "recs"):
             items = draw(st.lists(st.sampled_from(pool), unique=True,
@@ -99,7 +106,7 @@ def datasets(
             scores = draw(st.lists(st.sampled_from(SCORES), unique=True, min_size=len(sizes),
                                    max_size=len(sizes)))
             pos = 0
-            for size, score in zip(sizes, scores):
+            for size, score in zip(sizes, scores, strict=True):
                 recs_rows.extend((u, item, score) for item in items[pos:pos + size])
                 pos += size
         if role in ("both", "truth"):
@@ -113,7 +120,7 @@ def datasets(
             grades = [draw(st.integers(0, max_grade)) if rating else 1 for _ in picked]
             if (all_relevant or n == 0) and picked and max(grades) == 0:
                 grades[0] = draw(st.integers(1, max_grade))
-            truth_rows.extend((u, it, g) for it, g in zip(picked, grades))
+            truth_rows.extend((u, it, g) for it, g in zip(picked, grades, strict=True))
 
     recs = pd.DataFrame(recs_rows, columns=["user", "item", "score"])
     truth = pd.DataFrame(truth_rows, columns=["user", "item", "rating"])
@@ -148,10 +155,11 @@ def perfect_datasets(draw: st.DrawFn) -> tuple[pd.DataFrame, pd.DataFrame]:
     for u in users:
         items = draw(st.lists(st.sampled_from(pool), unique=True, min_size=1, max_size=8))
         grades = [draw(st.integers(1, 4))] + [draw(st.integers(0, 4)) for _ in items[1:]]
-        truth_rows.extend(zip([u] * len(items), items, grades))
+        truth_rows.extend(zip([u] * len(items), items, grades, strict=True))
         extras = draw(st.lists(st.sampled_from([it for it in pool if it not in items]),
                                unique=True, max_size=3))
-        ranked = [it for _, it in sorted(zip(grades, items), key=lambda p: -p[0])] + extras
+        by_grade = sorted(zip(grades, items, strict=True), key=lambda p: -p[0])
+        ranked = [it for _, it in by_grade] + extras
         recs_rows.extend((u, it, float(len(ranked) - r)) for r, it in enumerate(ranked))
     recs = pd.DataFrame(recs_rows, columns=["user", "item", "score"])
     truth = pd.DataFrame(truth_rows, columns=["user", "item", "rating"])

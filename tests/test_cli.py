@@ -33,7 +33,8 @@ def test_evaluate_table(files):
     r, t = files
     out = run("evaluate", str(r), str(t), "-m", "precision@2", "-m", "ndcg@3")
     assert out.exit_code == 0, out.output
-    assert "Precision@2" in out.output and "NDCG@3" in out.output
+    assert "Precision@2" in out.output
+    assert "NDCG@3" in out.output
     # user 1: hits@2 = 1 (item 10) -> 1/2; user 2: hits@2 = 1 (item 13) -> 1/2
     assert "0.5000" in out.output
     assert "evaluated" in out.output
@@ -94,13 +95,15 @@ def test_metrics_lists_every_registered_metric():
 def test_metrics_detail():
     out = run("metrics", "ap")
     assert out.exit_code == 0
-    assert "denominator" in out.output and "min_k_relevant" in out.output
+    assert "denominator" in out.output
+    assert "min_k_relevant" in out.output
 
 
 def test_demo_runs():
     out = run("demo", "--users", "120", "--items", "80")
     assert out.exit_code == 0, out.output
-    assert "random" in out.output and "most popular" in out.output
+    assert "random" in out.output
+    assert "most popular" in out.output
     assert "RMSE" in out.output
 
 

@@ -10,55 +10,19 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests import oracle as O
+from tests import strategies as S
 
 import receval as rv
-from receval.exceptions import UndefinedMetricWarning
+from receval.exceptions import TiesAtCutoffWarning, UndefinedMetricWarning
 from receval.metrics import parse
 
-from . import oracle as O
-from . import strategies as S
-
-KS: tuple[int | None, ...] = (1, 2, 3, 5, 10, None)
-GAINS = ("linear", "exponential", "binary")
-DISCOUNTS = ("log2", "breese")
-
-#: Every ranking metric and variant: (name, parameters).
-VARIANTS: list[tuple[str, dict[str, Any]]] = [
-    ("precision", {}),
-    ("recall", {}),
-    ("f1", {}),
-    ("fbeta", {"beta": 0.5}),
-    ("fbeta", {"beta": 2.0}),
-    ("hit_rate", {}),
-    ("mrr", {}),
-    ("arhr", {}),
-    *[("ap", {"denominator": d}) for d in ("min_k_relevant", "relevant", "hits")],
-    *[("cg", {"gain": g}) for g in GAINS],
-    *[("dcg", {"gain": g, "discount": d}) for g in GAINS for d in DISCOUNTS],
-    *[("ndcg", {"gain": g, "discount": d, "ideal": i})
-      for g in GAINS for d in DISCOUNTS for i in ("truth", "list")],
-    *[("rank_score", {"alpha": a}) for a in (1.0, 2.5, 5.0)],
-]
-
-SETTINGS = settings(max_examples=100, deadline=None,
+SETTINGS = settings(max_examples=S.examples(30), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def spec(name: str, params: dict[str, Any], k: int | None, ties: str | None = None) -> str:
-    """The metric string ``name(p=v, ...)@k``."""
-    items = dict(params)
-    if ties is not None:
-        items["ties"] = ties
-    text = name
-    if items:
-        text += "(" + ", ".join(f"{key}={val}" for key, val in items.items()) + ")"
-    if k is not None:
-        text += f"@{k}"
-    return text
-
-
-ALL = [(name, params, k) for name, params in VARIANTS for k in KS]
-ALL_SPECS = [spec(name, params, k) for name, params, k in ALL]
+ALL = [(name, params, k) for name, params in O.VARIANTS for k in O.KS]
+ALL_SPECS = [O.spec(name, params, k) for name, params, k in ALL]
 ALL_FNS = [(O.metric(name, **params), k) for name, params, k in ALL]
 
 
@@ -75,7 +39,7 @@ def oracle_frame(recs: pd.DataFrame, truth: pd.DataFrame,
         for policy in dict.fromkeys(policies):
             idx = [j for j, p in enumerate(policies) if p == policy]
             got = O.values([metrics[j] for j in idx], rows, rel, policy)
-            for j, v in zip(idx, got):
+            for j, v in zip(idx, got, strict=True):
                 vals[j] = v
         out[user] = vals
     frame = pd.DataFrame.from_dict(out, orient="index", columns=labels)
@@ -96,10 +60,18 @@ def assert_frames_close(actual: pd.DataFrame, expected: pd.DataFrame,
                      f"truth=\n{truth}")
 
 
+def evaluate(recs: pd.DataFrame, truth: pd.DataFrame, metrics: list[str],
+             **kwargs: Any) -> rv.EvaluationResult:
+    """``rv.evaluate``, quiet about ties at a cutoff (expected with ties='stable'/'item')."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=TiesAtCutoffWarning)
+        return rv.evaluate(recs, truth, metrics, **kwargs)
+
+
 def check(recs: pd.DataFrame, truth: pd.DataFrame, specs: list[str],
           metrics: list[tuple[O.MetricFn, int | None]], policies: list[str], *,
           ties: str = "stable", no_relevant: str = "zero") -> rv.EvaluationResult:
-    ev = rv.evaluate(recs, truth, specs, ties=ties, no_relevant=no_relevant)
+    ev = evaluate(recs, truth, specs, ties=ties, no_relevant=no_relevant)
     labels = [parse(s).label for s in specs]
     assert ev.labels == labels
     expected = oracle_frame(recs, truth, metrics, policies, labels,
@@ -109,23 +81,18 @@ def check(recs: pd.DataFrame, truth: pd.DataFrame, specs: list[str],
 
 
 @pytest.mark.parametrize("policy", O.TIE_POLICIES)
-@SETTINGS
-@given(data=S.datasets())
-def test_every_metric_matches_oracle_no_relevant_zero(policy: str, data: Any) -> None:
-    """Random relevance (some users without any relevant item score 0)."""
-    recs, truth = data
-    check(recs, truth, ALL_SPECS, ALL_FNS, [policy] * len(ALL_FNS), ties=policy,
-          no_relevant="zero")
+@settings(SETTINGS, max_examples=S.examples(40))
+@given(all_relevant=st.booleans(), choice=st.data())
+def test_every_metric_matches_oracle(policy: str, all_relevant: bool,
+                                     choice: st.DataObject) -> None:
+    """Every variant at every k, per user, under one tie policy.
 
-
-@pytest.mark.parametrize("policy", O.TIE_POLICIES)
-@SETTINGS
-@given(data=S.datasets(all_relevant=True))
-def test_every_metric_matches_oracle_all_users_relevant(policy: str, data: Any) -> None:
-    """Every truth user has a relevant item: the default no_relevant='skip' emits nothing."""
-    recs, truth = data
+    Either every truth user has a relevant item and the default no_relevant='skip' applies
+    (and must not warn), or relevance is random and no_relevant='zero' scores such users 0.
+    """
+    recs, truth = choice.draw(S.datasets(all_relevant=all_relevant), label="data")
     check(recs, truth, ALL_SPECS, ALL_FNS, [policy] * len(ALL_FNS), ties=policy,
-          no_relevant="skip")
+          no_relevant="skip" if all_relevant else "zero")
 
 
 @SETTINGS
@@ -134,7 +101,7 @@ def test_skipped_no_relevant_users_warn_and_leave_the_frame(data: Any, policy: s
     recs, truth = data
     inputs = O.user_inputs(recs, truth)
     no_rel = sorted(u for u, (_, rel) in inputs.items() if not rel)
-    specs = [spec(n, p, k) for n, p, k in ALL[::7]]
+    specs = [O.spec(n, p, k) for n, p, k in ALL[::7]]
     fns = ALL_FNS[::7]
     if no_rel:
         with pytest.warns(UndefinedMetricWarning):
@@ -154,25 +121,25 @@ def test_metric_level_ties_override_evaluate(data: Any, choice: st.DataObject) -
     recs, truth = data
     default = choice.draw(st.sampled_from(O.TIE_POLICIES), label="evaluate ties")
     own = choice.draw(st.lists(st.sampled_from((None, *O.TIE_POLICIES)),
-                               min_size=len(VARIANTS), max_size=len(VARIANTS)), label="own")
-    k = choice.draw(st.sampled_from(KS), label="k")
-    specs = [spec(n, p, k, t) for (n, p), t in zip(VARIANTS, own)]
-    fns = [(O.metric(n, **p), k) for n, p in VARIANTS]
+                               min_size=len(O.VARIANTS), max_size=len(O.VARIANTS)),
+                       label="own")
+    k = choice.draw(st.sampled_from(O.KS), label="k")
+    specs = [O.spec(n, p, k, t) for (n, p), t in zip(O.VARIANTS, own, strict=True)]
+    fns = [(O.metric(n, **p), k) for n, p in O.VARIANTS]
     policies = [t or default for t in own]
-    with warnings.catch_warnings():
-        check(recs, truth, specs, fns, policies, ties=default, no_relevant="zero")
+    check(recs, truth, specs, fns, policies, ties=default, no_relevant="zero")
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=S.examples(20))
 @given(data=S.datasets(rating=True, truth_only_users=True))
 def test_truth_users_without_recs_score_zero(data: Any) -> None:
     recs, truth = data
-    ev = rv.evaluate(recs, truth, ALL_SPECS, no_relevant="zero", missing_recs="zero")
+    ev = evaluate(recs, truth, ALL_SPECS, no_relevant="zero", missing_recs="zero")
     missing = sorted(set(truth["user"]) - set(recs["user"]))
     assert sorted(ev.users.missing_recs) == missing
     for user in missing:
         assert (ev.per_user.loc[user] == 0.0).all()
-    ev = rv.evaluate(recs, truth, ALL_SPECS[:5], no_relevant="zero", missing_recs="skip")
+    ev = evaluate(recs, truth, ALL_SPECS[:5], no_relevant="zero", missing_recs="skip")
     assert not set(missing) & set(ev.per_user.index)
     assert sorted(ev.users.skipped_missing_recs) == missing
 

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -121,14 +122,21 @@ class Case:
         """Users with at least one truth row of grade > 0."""
         return set(self.truth.loc[self.truth["rating"] > 0, "user"])
 
+    @cached_property
+    def _lists(self) -> dict[str, tuple[list[str], np.ndarray]]:
+        return {str(u): (list(g["item"]), g["score"].to_numpy(dtype=np.float64))
+                for u, g in self.recs.groupby("user", sort=False)}
+
+    @cached_property
+    def _grades(self) -> dict[str, dict[str, int]]:
+        return self.qrels()
+
     def candidates(self, user: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """The user's recommended items: (grades, scores, items), grade 0 when not judged."""
-        rows = self.recs[self.recs["user"] == user]
-        t = self.truth[self.truth["user"] == user]
-        grades = dict(zip(t["item"], t["rating"], strict=True))
-        items = list(rows["item"])
+        items, scores = self._lists.get(user, ([], np.empty(0)))
+        grades = self._grades.get(user, {})
         y_true = np.array([grades.get(i, 0) for i in items], dtype=np.float64)
-        return y_true, rows["score"].to_numpy(dtype=np.float64), items
+        return y_true, scores, items
 
 
 def _scores(rng: np.random.Generator, n: int, ties: bool, levels: int) -> np.ndarray:
@@ -188,9 +196,7 @@ def cases(
             ["both", "both", "both", "both"]
             + (["truth_only"] if missing_recs else [])
             + (["recs_only"] if recs_only else [])))
-        max_recs = min(MAX_LIST, n_items)
-        lo = 1 if kind != "truth_only" else 0
-        n_recs = 0 if kind == "truth_only" else draw(st.integers(lo, max_recs))
+        n_recs = 0 if kind == "truth_only" else draw(st.integers(1, min(MAX_LIST, n_items)))
         rec_items = rng.choice(n_items, size=n_recs, replace=False)
         for item, score in zip(rec_items, _scores(rng, n_recs, ties, levels), strict=True):
             recs_rows.append((user, f"i{item}", float(score)))
@@ -200,8 +206,10 @@ def cases(
         if len(pool) == 0:
             pool = np.arange(n_items)  # a truth-only user judges any item
         n_truth = draw(st.integers(1, min(MAX_TRUTH, len(pool))))
-        for item in rng.choice(pool, size=n_truth, replace=False):
-            truth_rows.append((user, f"i{item}", int(rng.integers(0, top_grade + 1))))
+        judged = rng.choice(pool, size=n_truth, replace=False)
+        grades = rng.integers(0, top_grade + 1, size=n_truth)
+        truth_rows.extend((user, f"i{item}", int(g))
+                          for item, g in zip(judged, grades, strict=True))
 
     recs = pd.DataFrame(recs_rows, columns=["user", "item", "score"])
     truth = pd.DataFrame(truth_rows, columns=["user", "item", "rating"])
@@ -278,8 +286,8 @@ def rating_cases(draw: Any, *, allow_missing: bool = False, max_users: int = MAX
                 dropped.add((user, f"i{items[j]}"))
             else:
                 recs_rows.append((user, f"i{items[j]}", float(pred[j])))
-        for j in range(n, n + extra):
-            recs_rows.append((user, f"i{items[j]}", float(rng.normal(3.0, 1.0))))
+        recs_rows.extend((user, f"i{items[j]}", float(rng.normal(3.0, 1.0)))
+                         for j in range(n, n + extra))
     if len(dropped) == len(truth_rows):  # keep at least one predicted truth rating
         user, item, rating = truth_rows[0]
         dropped.discard((user, item))

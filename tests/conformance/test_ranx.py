@@ -26,13 +26,18 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.conformance._data import Case, assert_close, cases, close
 
 import receval as rv
-from tests.conformance._data import Case, assert_close, cases, close
 
 ranx = pytest.importorskip("ranx")
 
-pytestmark = pytest.mark.conformance
+pytestmark = [
+    pytest.mark.conformance,
+    # ranx's numba functions warn about a uint64 -> int64 cast (doc-id hashes) when they are
+    # compiled, i.e. on first use without a numba cache
+    pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning"),
+]
 
 # (receval metric, ranx metric); "{k}" is "@k" or "" (no cutoff)
 PAIRS = [

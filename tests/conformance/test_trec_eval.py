@@ -32,9 +32,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.conformance._data import Case, assert_close, cases, close
 
 import receval as rv
-from tests.conformance._data import Case, assert_close, cases, close
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
