@@ -405,12 +405,15 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
         metric = next(p.rating_metrics[label] for p in partials if label in p.rating_metrics)
         value, per_user, n_undef = _aggregate(
             metric, [p.values[label] for p in partials if label in p.values])
-        if n_undef:
+        micro = metric.aggregation_mode == "micro"  # pooled sums: nobody is left out
+        if n_undef and not micro:
             _note(notes, UndefinedMetricWarning,
-                  f"{metric.label} is undefined for {{n}} users (too few pairs or no "
-                  f"variation), who are left out of its mean", n_undef, [], opts.strict)
+                  f"{metric.label} is undefined for {{n}} users (too few pairs, no "
+                  f"variation or no positive), who are left out of its mean", n_undef, [],
+                  opts.strict)
         summaries[label] = MetricSummary(metric, value, metric.aggregation_mode,
-                                         len(rating_users) - n_undef, n_undef)
+                                         len(rating_users) - (0 if micro else n_undef),
+                                         n_undef)
         per_user_cols[label] = (rating_users, per_user)
     for _, metric in opts.of(GlobalMetric):
         summaries[metric.label] = _global(metric, partials, counts, opts)
