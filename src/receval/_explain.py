@@ -156,7 +156,7 @@ def explain(metric: str | Metric, grades: Sequence[float],
         np.array([0]), np.array([len(g)]), grade, rel.astype(np.uint8), np.array([n_rel]),
         np.array([0]), np.array([len(igrade)]), igrade, empty, empty,
         np.array([kind]), np.array([k]), np.array([gflag]), np.array([dflag]),
-        np.array([variant]), np.array([prm]), num, den, 1)
+        np.array([variant]), np.array([prm]), num, den)
     n, d = float(num[0, 0]), float(den[0, 0])
     value = n / d if d > 0 else 0.0
     cut = min(k or len(g), len(g))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -28,7 +28,6 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
-import receval as rv
 from receval.exceptions import UndefinedMetricWarning
 
 __all__ = [
@@ -38,7 +37,6 @@ __all__ = [
     "assert_close",
     "cases",
     "close",
-    "evaluate_per_user",
     "rating_cases",
     "undefined_warnings_ignored",
 ]
@@ -296,16 +294,3 @@ def rating_cases(draw: Any, *, allow_missing: bool = False, max_users: int = MAX
     truth = pd.DataFrame(truth_rows, columns=["user", "item", "rating"])
     return RatingCase(recs, truth, frozenset(dropped))
 
-
-def evaluate_per_user(
-    case_recs: pd.DataFrame, truth: pd.DataFrame, metrics: Sequence[str], **kwargs: Any
-) -> tuple[Any, dict[str, str]]:
-    """Run ``rv.evaluate`` and map each requested metric name to its per-user column."""
-    ev = rv.evaluate(case_recs, truth, list(metrics), **kwargs)
-    labels = dict(zip(metrics, ev.labels, strict=True))
-    return ev, labels
-
-
-def users_of(index: Iterable[Any]) -> set[str]:
-    """A set of user ids from an index."""
-    return {str(u) for u in index}

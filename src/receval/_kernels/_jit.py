@@ -16,7 +16,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:  # site-packages may be read-only (Spark
 
 import numba  # noqa: E402
 
-__all__ = ["n_chunks", "njit", "prange"]
+__all__ = ["PARALLEL_MIN", "n_chunks", "njit", "prange", "use_parallel"]
 
 prange = numba.prange
 
@@ -33,3 +33,13 @@ def njit(*, parallel: bool = False) -> Callable[[F], F]:
 def n_chunks(n: int) -> int:
     """Chunks of groups for a parallel loop: a few per thread, so threads stay balanced."""
     return max(1, min(n, 8 * numba.get_num_threads()))
+
+
+#: Below this many rows a kernel runs on one thread: waking the thread pool costs more than
+#: it saves on small inputs (and much more on a loaded machine).
+PARALLEL_MIN = 200_000
+
+
+def use_parallel(rows: int) -> bool:
+    """Whether a kernel over ``rows`` rows should run on the thread pool."""
+    return rows >= PARALLEL_MIN and numba.get_num_threads() > 1

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from receval._kernels._jit import njit, prange
+from receval._kernels._jit import n_chunks, njit, prange, use_parallel
 
 __all__ = [
     "AP",
@@ -365,21 +365,48 @@ def _user(u: int, starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: 
                                             param[m], shift)
 
 
+@njit()
+def _ranking_serial(starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: np.ndarray,
+                    n_rel: np.ndarray, istarts: np.ndarray, iends: np.ndarray,
+                    igrade: np.ndarray, bstart: np.ndarray, bend: np.ndarray,
+                    kind: np.ndarray, kval: np.ndarray, gflag: np.ndarray, dflag: np.ndarray,
+                    variant: np.ndarray, param: np.ndarray, num: np.ndarray,
+                    den: np.ndarray) -> None:
+    for u in range(len(starts)):
+        _user(u, starts, ends, grade, rel, n_rel, istarts, iends, igrade, bstart, bend,
+              kind, kval, gflag, dflag, variant, param, num, den)
+
+
 @njit(parallel=True)
+def _ranking_parallel(starts: np.ndarray, ends: np.ndarray, grade: np.ndarray,
+                      rel: np.ndarray, n_rel: np.ndarray, istarts: np.ndarray,
+                      iends: np.ndarray, igrade: np.ndarray, bstart: np.ndarray,
+                      bend: np.ndarray, kind: np.ndarray, kval: np.ndarray,
+                      gflag: np.ndarray, dflag: np.ndarray, variant: np.ndarray,
+                      param: np.ndarray, num: np.ndarray, den: np.ndarray,
+                      chunks: int) -> None:
+    n = len(starts)
+    for c in prange(chunks):
+        for u in range(c * n // chunks, (c + 1) * n // chunks):
+            _user(u, starts, ends, grade, rel, n_rel, istarts, iends, igrade, bstart, bend,
+                  kind, kval, gflag, dflag, variant, param, num, den)
+
+
 def ranking_kernel(
     starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: np.ndarray,
     n_rel: np.ndarray, istarts: np.ndarray, iends: np.ndarray, igrade: np.ndarray,
     bstart: np.ndarray, bend: np.ndarray,
     kind: np.ndarray, kval: np.ndarray, gflag: np.ndarray, dflag: np.ndarray,
     variant: np.ndarray, param: np.ndarray,
-    num: np.ndarray, den: np.ndarray, chunks: int,
+    num: np.ndarray, den: np.ndarray,
 ) -> None:
     """Fill ``num[u, m]`` and ``den[u, m]`` for every user ``u`` and request ``m``.
 
-    ``chunks`` (from :func:`receval._kernels._jit.n_chunks`) sets the parallel grain.
+    Runs over chunks of users on the thread pool for large inputs, on one thread otherwise.
     """
-    n = len(starts)
-    for c in prange(chunks):
-        for u in range(c * n // chunks, (c + 1) * n // chunks):
-            _user(u, starts, ends, grade, rel, n_rel, istarts, iends, igrade, bstart, bend,
-                  kind, kval, gflag, dflag, variant, param, num, den)
+    args = (starts, ends, grade, rel, n_rel, istarts, iends, igrade, bstart, bend, kind, kval,
+            gflag, dflag, variant, param, num, den)
+    if use_parallel(len(grade)):
+        _ranking_parallel(*args, n_chunks(len(starts)))
+    else:
+        _ranking_serial(*args)

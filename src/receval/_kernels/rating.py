@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from receval._kernels._jit import njit, prange
+from receval._kernels._jit import n_chunks, njit, prange, use_parallel
 
 __all__ = [
     "ABS_ERROR",
@@ -93,16 +93,33 @@ def _kendall_tau_b(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return (conc - disc) / math.sqrt((n0 - tie_a) * (n0 - tie_b)), 1.0
 
 
+@njit()
+def _rating_serial(starts: np.ndarray, ends: np.ndarray, pred: np.ndarray, true: np.ndarray,
+                   kind: np.ndarray, param: np.ndarray, num: np.ndarray,
+                   den: np.ndarray) -> None:
+    for u in range(len(starts)):
+        _rating_user(u, starts, ends, pred, true, kind, param, num, den)
+
+
 @njit(parallel=True)
-def rating_kernel(
-    starts: np.ndarray, ends: np.ndarray, pred: np.ndarray, true: np.ndarray,
-    kind: np.ndarray, param: np.ndarray, num: np.ndarray, den: np.ndarray, chunks: int,
-) -> None:
-    """Fill ``num[u, m]`` and ``den[u, m]`` for every user ``u`` and request ``m``."""
+def _rating_parallel(starts: np.ndarray, ends: np.ndarray, pred: np.ndarray,
+                     true: np.ndarray, kind: np.ndarray, param: np.ndarray, num: np.ndarray,
+                     den: np.ndarray, chunks: int) -> None:
     n = len(starts)
     for c in prange(chunks):
         for u in range(c * n // chunks, (c + 1) * n // chunks):
             _rating_user(u, starts, ends, pred, true, kind, param, num, den)
+
+
+def rating_kernel(starts: np.ndarray, ends: np.ndarray, pred: np.ndarray, true: np.ndarray,
+                  kind: np.ndarray, param: np.ndarray, num: np.ndarray,
+                  den: np.ndarray) -> None:
+    """Fill ``num[u, m]`` and ``den[u, m]`` for every user ``u`` and request ``m``."""
+    if use_parallel(len(pred)):
+        _rating_parallel(starts, ends, pred, true, kind, param, num, den,
+                         n_chunks(len(starts)))
+    else:
+        _rating_serial(starts, ends, pred, true, kind, param, num, den)
 
 
 @njit()

@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 
 from receval._kernels import grouping as G
-from receval._kernels._jit import n_chunks
 from receval.data._encode import encode_ids
 from receval.data._table import InputTable
 from receval.exceptions import (
@@ -181,8 +180,7 @@ class Interactions:
 
         rel_rows = self.t_rel
         ideal_off = _offsets(self.t_user[rel_rows], self.n_users)
-        ideal_grade = G.sort_groups_desc(ideal_off, self.t_grade[rel_rows],
-                                         n_chunks(self.n_users))
+        ideal_grade = G.sort_groups_desc(ideal_off, self.t_grade[rel_rows])
         return RankedLists(
             starts=self.r_off[users], ends=self.r_off[users + 1],
             grade=grade, rel=rel, item=item, n_rel=np.diff(ideal_off)[users],
@@ -428,7 +426,7 @@ def prepare(
     r_off = _offsets(r_user, n_users)
     t_off = _offsets(t_user, n_users)
     r_truth = np.empty(len(r_user), dtype=np.int64)
-    if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth, n_chunks(n_users)):
+    if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth):
         keep = _resolve_duplicates(recs, r_user, r_item, user_ids, item_ids, duplicates, r_key)
         if keep is not None:
             notes["recs_duplicates_dropped"] = int((~keep).sum())
