@@ -77,6 +77,9 @@ def check(recs: pd.DataFrame, truth: pd.DataFrame, specs: list[str],
     expected = oracle_frame(recs, truth, metrics, policies, labels,
                             skip_no_relevant=no_relevant == "skip")
     assert_frames_close(ev.per_user, expected, recs, truth)
+    for label in labels:  # the aggregate is the mean over the evaluated users (macro)
+        want = math.fsum(expected[label]) / len(expected)
+        assert math.isclose(ev[label], want, rel_tol=1e-12, abs_tol=1e-12), (label, ev[label])
     return ev
 
 
