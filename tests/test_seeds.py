@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from tests.frames import recs_frame, truth_frame
 
 import receval as rv
 from receval.exceptions import TiesAtCutoffWarning
@@ -30,16 +31,6 @@ TOL = 1e-12
 
 
 # -- helpers ---------------------------------------------------------------------------------
-def recs_frame(lists: dict[str, list[str]]) -> pd.DataFrame:
-    """One row per (user, item); the score decreases down each list (rank 1 first)."""
-    rows = [(u, item, float(len(items) - i)) for u, items in lists.items()
-            for i, item in enumerate(items)]
-    return pd.DataFrame(rows, columns=["user", "item", "score"])
-
-
-def truth_frame(truth: dict[str, dict[str, float]]) -> pd.DataFrame:
-    rows = [(u, item, float(g)) for u, graded in truth.items() for item, g in graded.items()]
-    return pd.DataFrame(rows, columns=["user", "item", "rating"])
 
 
 def one_list(grades: list[float], extra: list[float] = ()) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -128,52 +128,63 @@ def _list_ideal_dcg(grade: np.ndarray, rel: np.ndarray, s: int, e: int, cut: int
 
 
 @njit()
-def _hit_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> float:
-    """P(at least one relevant item in the first ``cut`` positions)."""
+def _count(rel: np.ndarray, p: int, b1: int) -> int:
+    """Relevant positions in ``p:b1``."""
+    r = 0
+    for q in range(p, b1):
+        r += rel[q]
+    return r
+
+
+@njit()
+def _first_relevant_block(rel: np.ndarray, s: int, cut: int, bend: np.ndarray
+                          ) -> tuple[int, int, int]:
+    """Find the first tied block starting within ``cut`` that holds a relevant item.
+
+    Returns its start, size and relevant count; the start is -1 if there is none.
+    """
     p = s
     while p < s + cut:
         b1 = bend[p]
-        n = b1 - p
-        r = 0
-        for q in range(p, b1):
-            r += rel[q]
+        r = _count(rel, p, b1)
         if r > 0:
-            m = s + cut - p
-            if m >= n:
-                return 1.0
-            miss = 1.0  # C(n - r, m) / C(n, m)
-            for t in range(m):
-                miss *= (n - r - t) / (n - t)
-                if miss <= 0.0:
-                    return 1.0
-            return 1.0 - miss
+            return p, b1 - p, r
         p = b1
-    return 0.0
+    return -1, 0, 0
+
+
+@njit()
+def _hit_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> float:
+    """P(at least one relevant item in the first ``cut`` positions)."""
+    p, n, r = _first_relevant_block(rel, s, cut, bend)
+    if p < 0:
+        return 0.0
+    m = s + cut - p
+    if m >= n:
+        return 1.0
+    miss = 1.0  # C(n - r, m) / C(n, m)
+    for t in range(m):
+        miss *= (n - r - t) / (n - t)
+        if miss <= 0.0:
+            return 1.0
+    return 1.0 - miss
 
 
 @njit()
 def _rr_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> float:
     """E[1 / rank of the first relevant item], 0 beyond ``cut``."""
-    p = s
-    while p < s + cut:
-        b1 = bend[p]
-        n = b1 - p
-        r = 0
-        for q in range(p, b1):
-            r += rel[q]
-        if r > 0:
-            total = 0.0
-            none_yet = 1.0  # P(no relevant item in the block's first j - 1 places)
-            a = p - s
-            for j in range(1, n - r + 2):
-                if a + j > cut:
-                    break
-                first_here = none_yet * r / (n - j + 1)
-                total += first_here / (a + j)
-                none_yet *= (n - r - (j - 1)) / (n - (j - 1))
-            return total
-        p = b1
-    return 0.0
+    p, n, r = _first_relevant_block(rel, s, cut, bend)
+    if p < 0:
+        return 0.0
+    total = 0.0
+    none_yet = 1.0  # P(no relevant item in the block's first j - 1 places)
+    a = p - s
+    for j in range(1, n - r + 2):
+        if a + j > cut:
+            break
+        total += none_yet * r / (n - j + 1) / (a + j)
+        none_yet *= (n - r - (j - 1)) / (n - (j - 1))
+    return total
 
 
 @njit()
@@ -190,9 +201,7 @@ def _ap_sum_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> tup
     while p < s + cut:
         b1 = bend[p]
         n = b1 - p
-        r = 0
-        for q in range(p, b1):
-            r += rel[q]
+        r = _count(rel, p, b1)
         if r > 0:
             pair = r * (r - 1) / (n * (n - 1)) if n > 1 else 0.0
             for q in range(p, min(b1, s + cut)):
@@ -220,9 +229,7 @@ def _ap_hits_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> fl
     while p < s + cut:
         b1 = bend[p]
         n = b1 - p
-        r = 0
-        for q in range(p, b1):
-            r += rel[q]
+        r = _count(rel, p, b1)
         if b1 > s + cut:  # straddles
             m = s + cut - p
             if r == 0:
