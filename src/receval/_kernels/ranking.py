@@ -188,25 +188,32 @@ def _rr_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> float:
 
 
 @njit()
-def _ap_sum_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> tuple[float, int]:
-    """E[sum over i <= cut of rel_i * P@i] and the number of hits before the straddling block.
+def _ap_block(r: int, n: int, h: int, first_rank: int, places: int) -> float:
+    """Sum over the first ``places`` places of a tied block of E[rel_i * P@i].
 
-    For position ``i`` at place ``t`` (1-based) of a block of ``n`` positions with ``r``
-    relevant, after ``h`` relevant positions in earlier blocks:
+    The block has ``n`` positions, ``r`` of them relevant, starts at rank ``first_rank`` and
+    follows ``h`` relevant positions. At place ``t`` (1-based):
     ``E[rel_i * hits(i)] = r/n * (h + 1) + (t - 1) * r (r - 1) / (n (n - 1))``.
     """
+    if r == 0:
+        return 0.0
+    pair = r * (r - 1) / (n * (n - 1)) if n > 1 else 0.0
+    total = 0.0
+    for t in range(1, places + 1):
+        total += (r / n * (h + 1) + (t - 1) * pair) / (first_rank + t - 1)
+    return total
+
+
+@njit()
+def _ap_sum_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> tuple[float, int]:
+    """E[sum over i <= cut of rel_i * P@i] and the number of hits before the straddling block."""
     total = 0.0
     h = 0
     p = s
     while p < s + cut:
         b1 = bend[p]
-        n = b1 - p
         r = _count(rel, p, b1)
-        if r > 0:
-            pair = r * (r - 1) / (n * (n - 1)) if n > 1 else 0.0
-            for q in range(p, min(b1, s + cut)):
-                t = q - p + 1
-                total += (r / n * (h + 1) + (t - 1) * pair) / (q - s + 1)
+        total += _ap_block(r, b1 - p, h, p - s + 1, min(b1, s + cut) - p)
         if b1 > s + cut:
             return total, h
         h += r
@@ -246,19 +253,11 @@ def _ap_hits_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> fl
                 wsum += w[hh]
             value = 0.0
             for hh in range(lo, hi + 1):
-                if hb + hh == 0:
-                    continue
-                pair = hh * (hh - 1) / (m * (m - 1)) if m > 1 else 0.0
-                inner = 0.0
-                for t in range(1, m + 1):
-                    inner += (hh / m * (hb + 1) + (t - 1) * pair) / (p - s + t)
-                value += w[hh] / wsum * (total + inner) / (hb + hh)
+                if hb + hh > 0:  # given hh hits, they are uniform over the m places
+                    inner = _ap_block(hh, m, hb, p - s + 1, m)
+                    value += w[hh] / wsum * (total + inner) / (hb + hh)
             return value
-        if r > 0:
-            pair = r * (r - 1) / (n * (n - 1)) if n > 1 else 0.0
-            for q in range(p, b1):
-                t = q - p + 1
-                total += (r / n * (hb + 1) + (t - 1) * pair) / (q - s + 1)
+        total += _ap_block(r, n, hb, p - s + 1, n)
         hb += r
         p = b1
     return total / hb if hb > 0 else 0.0

@@ -81,12 +81,18 @@ def _ids(frame: pd.DataFrame, col: str, table: str, role: str) -> pd.Series:
     return s.reset_index(drop=True)
 
 
+def _ids_of(data: Any, table: str, columns: Columns
+            ) -> tuple[pd.DataFrame, list[str], str, str]:
+    """The table as a frame, its column names, and its user and item columns."""
+    frame = _as_frame(data, table)
+    avail = [str(c) for c in frame.columns]
+    return (frame, avail, columns.require("user", avail, table=table),
+            columns.require("item", avail, table=table))
+
+
 def recs_table(data: Any, columns: Columns) -> InputTable:
     """Read the recommendations: user, item, and a score, a rank, or neither (input order)."""
-    frame = _as_frame(data, "recs")
-    avail = [str(c) for c in frame.columns]
-    ucol = columns.require("user", avail, table="recs")
-    icol = columns.require("item", avail, table="recs")
+    frame, avail, ucol, icol = _ids_of(data, "recs", columns)
     scol = columns.resolve("score", avail, table="recs", required=False)
     rcol = columns.resolve("rank", avail, table="recs", required=False)
     cols = {"user": ucol, "item": icol}
@@ -106,10 +112,7 @@ def recs_table(data: Any, columns: Columns) -> InputTable:
 
 def truth_table(data: Any, columns: Columns) -> InputTable:
     """Read the ground truth: user, item and an optional grade (rating / relevance)."""
-    frame = _as_frame(data, "truth")
-    avail = [str(c) for c in frame.columns]
-    ucol = columns.require("user", avail, table="truth")
-    icol = columns.require("item", avail, table="truth")
+    frame, avail, ucol, icol = _ids_of(data, "truth", columns)
     gcol = columns.resolve("rating", avail, table="truth", required=False)
     cols = {"user": ucol, "item": icol}
     rating = None
