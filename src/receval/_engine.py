@@ -80,13 +80,16 @@ class _Note:
     examples: list[Any]
 
 
+_Values = tuple[np.ndarray, "np.ndarray | None", "np.ndarray | None"]
+
+
 @dataclass
 class Partial:
     """Per-user numerators and denominators of one set of users, and their accounting."""
 
     ranking_users: pd.Index
     rating_users: pd.Index
-    values: dict[str, tuple[np.ndarray, float, float]]  # per-user values, sum num, sum den
+    values: dict[str, _Values]  # per-user values; per-user num and den for micro metrics
     ties: dict[str, tuple[str, int]]
     rating_metrics: dict[str, Metric]
     groups: dict[str, pd.Index]
@@ -144,7 +147,7 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
                   len(pairs), pairs, opts.strict)
     groups, counts, codes = _account(data, opts, notes)
     ids = data.user_ids
-    values: dict[str, tuple[np.ndarray, float, float]] = {}
+    values: dict[str, _Values] = {}
     ties: dict[str, tuple[str, int]] = {}
     ranking = opts.of(RankingMetric)
     if ranking and len(codes):
@@ -159,7 +162,7 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     counts["truth_users_with_recs"] = int(((data.truth_count() > 0)
                                            & (data.recs_count() > 0)).sum())
     return Partial(
-        ranking_users=ids[codes] if ranking else ids[:0], rating_users=ids[rating_codes],
+        ranking_users=ids[codes], rating_users=ids[rating_codes],
         values=values, ties=ties, rating_metrics=rating_metrics, groups=groups,
         counts=counts | data.notes, recommended=recommended, items=data.item_ids,
         notes=notes, columns={**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}})
@@ -230,7 +233,7 @@ def _ties_at_cutoffs(lists: RankedLists, ks: set[int]) -> dict[int, np.ndarray]:
 
 def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
                  codes: np.ndarray, opts: Options,
-                 values: dict[str, tuple[np.ndarray, float, float]],
+                 values: dict[str, _Values],
                  ties: dict[str, tuple[str, int]], notes: list[_Note]) -> None:
     groups: dict[str, list[RankingMetric]] = {}
     for _, metric in specs:
@@ -271,7 +274,7 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
 
 
 def _run_rating(data: Interactions, opts: Options,
-                values: dict[str, tuple[np.ndarray, float, float]],
+                values: dict[str, _Values],
                 resolved: dict[str, Metric], groups: dict[str, pd.Index],
                 counts: dict[str, int], notes: list[_Note]) -> np.ndarray:
     specs = opts.of(RatingMetric)
@@ -336,27 +339,52 @@ def _recommended_items(data: Interactions, metric: ItemCoverage, ties: str) -> n
 
 
 # -- merging -----------------------------------------------------------------------------------
-def _per_user(metric: Metric, num: np.ndarray, den: np.ndarray
-              ) -> tuple[np.ndarray, float, float]:
-    """Per-user values (NaN where undefined) and the two sums a micro average needs."""
+def _per_user(metric: Metric, num: np.ndarray, den: np.ndarray) -> _Values:
+    """Per-user values (NaN where undefined), and for a micro average the per-user terms."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(den > 0, num / np.where(den > 0, den, 1.0),
                          0.0 if metric.undefined_is_zero else np.nan)
-    return metric.finalize(ratio), float(num.sum()), float(den.sum())
-
-
-def _aggregate(metric: Metric, parts: Sequence[tuple[np.ndarray, float, float]]
-               ) -> tuple[float, np.ndarray, int]:
-    """The aggregate of one metric over partitions, its per-user values, the undefined."""
-    per_user = np.concatenate([p[0] for p in parts]) if len(parts) != 1 else parts[0][0]
-    n_undefined = int(np.isnan(per_user).sum())
     if metric.aggregation_mode == "micro":
-        total = sum(p[2] for p in parts)
-        value = float(metric.finalize(sum(p[1] for p in parts) / total)) if total > 0 \
+        return metric.finalize(ratio), num.copy(), den.copy()
+    return metric.finalize(ratio), None, None
+
+
+def _aggregate(metric: Metric, values: _Values) -> tuple[float, int]:
+    """The aggregate of one metric and its number of undefined users."""
+    per_user, num, den = values
+    n_undefined = int(np.isnan(per_user).sum())
+    if num is not None and den is not None:
+        total = float(den.sum())
+        value = float(metric.finalize(float(num.sum()) / total)) if total > 0 \
             else float("nan")
     else:
         value = float(np.nanmean(per_user)) if len(per_user) > n_undefined else float("nan")
-    return value, per_user, n_undefined
+    return value, n_undefined
+
+
+def _gather(partials: Sequence[Partial], label: str, order: np.ndarray | None) -> _Values:
+    """One metric's per-user arrays over every partial, in user order."""
+    parts = [p.values[label] for p in partials if label in p.values]
+
+    def cat(i: int) -> np.ndarray | None:
+        arrays = [a for p in parts if (a := p[i]) is not None]
+        if len(arrays) < len(parts):
+            return None
+        joined: np.ndarray = np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
+        return joined[order] if order is not None else joined
+
+    return cat(0), cat(1), cat(2)  # type: ignore[return-value]
+
+
+def _user_order(users: pd.Index) -> tuple[pd.Index, np.ndarray | None]:
+    """Users sorted by id (as in one in-memory partial), and the permutation, if needed."""
+    if users.is_monotonic_increasing:
+        return users, None
+    try:
+        order = np.asarray(users.argsort(), dtype=np.int64)
+    except TypeError:  # ids that do not order: keep them as they came
+        return users, None
+    return users[order], order
 
 
 def _concat(indexes: Iterable[pd.Index]) -> pd.Index:
@@ -376,8 +404,8 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
     groups = {k: _concat(p.groups.get(k, pd.Index([])) for p in partials)
               for k in ("no_relevant", "missing_recs", "recs_without_truth",
                         "skipped_no_relevant", "skipped_missing_recs", "rating_skipped")}
-    ranking_users = _concat(p.ranking_users for p in partials)
-    rating_users = _concat(p.rating_users for p in partials)
+    ranking_users, r_order = _user_order(_concat(p.ranking_users for p in partials))
+    rating_users, q_order = _user_order(_concat(p.rating_users for p in partials))
     if ranking and len(ranking_users) == 0:
         raise EmptyInputError(
             f"no user can be evaluated on ranking metrics: {counts['n_truth']} truth users, "
@@ -391,8 +419,9 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
     notes = [n for p in partials for n in p.notes]
     for _, metric in ranking:
         label = metric.label
-        value, per_user, n_undef = _aggregate(
-            metric, [p.values[label] for p in partials if label in p.values])
+        values = _gather(partials, label, r_order)
+        value, n_undef = _aggregate(metric, values)
+        per_user = values[0]
         policy = next((p.ties[label][0] for p in partials if label in p.ties), opts.ties)
         straddle = sum(p.ties.get(label, ("", 0))[1] for p in partials)
         summaries[label] = MetricSummary(metric, value, metric.aggregation_mode,
@@ -401,8 +430,9 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
     for _, asked in rating:
         label = asked.label
         metric = next(p.rating_metrics[label] for p in partials if label in p.rating_metrics)
-        value, per_user, n_undef = _aggregate(
-            metric, [p.values[label] for p in partials if label in p.values])
+        values = _gather(partials, label, q_order)
+        value, n_undef = _aggregate(metric, values)
+        per_user = values[0]
         micro = metric.aggregation_mode == "micro"  # pooled sums: nobody is left out
         if n_undef and not micro:
             _note(notes, UndefinedMetricWarning,
@@ -417,7 +447,8 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
         summaries[metric.label] = _global(metric, partials, counts, opts)
 
     order = [m.label for _, m in specs]
-    frame = _per_user_frame(ranking_users, rating_users, per_user_cols, order)
+    frame = _per_user_frame(ranking_users if ranking else ranking_users[:0],
+                            rating_users, per_user_cols, order)
     _emit(notes)
     users = UserAccounting(
         n_users=counts["n_users"], n_truth_users=counts["n_truth"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -226,7 +226,8 @@ def make_options(
         raise InvalidParameterError(f"id_cast must be None, 'str' or 'int'; got {id_cast!r}",
                                     parameter="id_cast", examples=[id_cast])
     if relevance_threshold is not None and not (
-            isinstance(relevance_threshold, (int, float)) and relevance_threshold > 0):
+            isinstance(relevance_threshold, (int, float))
+            and not isinstance(relevance_threshold, bool) and relevance_threshold > 0):
         raise InvalidParameterError(
             f"relevance_threshold must be a number > 0 (grades below it are not relevant), "
             f"got {relevance_threshold!r}", parameter="relevance_threshold",
@@ -235,4 +236,21 @@ def make_options(
         specs=tuple(specs), columns=Columns.coerce(columns),
         ties=_choice("ties", ties, TIE_POLICIES), policies=pol,
         relevance_threshold=relevance_threshold, id_cast=id_cast, strict=bool(strict),
-        catalog=list(catalog) if catalog is not None else None, convention=convention)
+        catalog=_catalog(catalog), convention=convention)
+
+
+def _catalog(catalog: Iterable[Any] | None) -> list[Any] | None:
+    """The catalog as a list of hashable ids, or an error naming what is wrong."""
+    if catalog is None:
+        return None
+    if isinstance(catalog, (str, bytes)) or not isinstance(catalog, Iterable):
+        raise InvalidParameterError(
+            f"catalog must be a collection of item ids (a list, set, array or Series), got "
+            f"{type(catalog).__name__}", parameter="catalog")
+    items = list(catalog)
+    bad = [x for x in items[:100_000] if not isinstance(x, Hashable)]
+    if bad:
+        raise InvalidParameterError(
+            f"catalog must hold item ids; it holds unhashable values such as {bad[0]!r}",
+            parameter="catalog", n_bad=len(bad), examples=[repr(b) for b in bad[:5]])
+    return items

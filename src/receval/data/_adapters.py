@@ -66,9 +66,14 @@ def _from_mapping(obj: Mapping[Any, Any], role: str) -> pd.DataFrame:
                 f"user {user!r} maps to a {type(inner).__name__}", examples=[user])
     if ranked:
         return pd.DataFrame({"user": pd.Series(users), "item": pd.Series(items)})
-    frame = pd.DataFrame({"user": pd.Series(users), "item": pd.Series(items),
-                          value_col: pd.Series(values, dtype="float64")})
-    return frame
+    try:
+        numbers = pd.Series(values, dtype="float64")
+    except (TypeError, ValueError) as exc:
+        raise SchemaError(
+            f"{role}: a dict input maps users to {{item: {value_col}}}, and every {value_col} "
+            f"must be numeric ({exc})", column=value_col) from exc
+    return pd.DataFrame({"user": pd.Series(users), "item": pd.Series(items),
+                         value_col: numbers})
 
 
 def _from_array(arr: np.ndarray, role: str) -> pd.DataFrame:

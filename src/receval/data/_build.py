@@ -22,6 +22,7 @@ from receval.exceptions import (
     InvalidGradeError,
     InvalidParameterError,
     RankScoreMismatchError,
+    format_examples,
 )
 
 __all__ = ["Interactions", "RankedLists", "RatingPairs", "TiePolicy", "prepare"]
@@ -310,7 +311,7 @@ def _resolve_duplicates(table: InputTable, user: np.ndarray, item: np.ndarray,
         n_users = len(np.unique(user[dup]))
         raise DuplicateRowError(
             f"{table.name}: {len(dup)} repeated (user, item) pairs over {n_users} users, e.g. "
-            f"{', '.join(repr(p) for p in pairs)}; a repeated item would be counted twice. "
+            f"{format_examples(pairs, len(dup))}; a repeated item would be counted twice. "
             f"Remove the repeats (columns {table.columns['user']!r}, "
             f"{table.columns['item']!r}) or pass duplicates='first' (keep the first row) or "
             f"'best' (keep the best-scored recommendation / the highest grade)",
@@ -332,7 +333,8 @@ def _check_rank_agrees(
         raise RankScoreMismatchError(
             f"recs: the rank column {recs.columns['rank']!r} and the score column "
             f"{recs.columns['score']!r} disagree for {len(np.unique(u[where]))} users (a "
-            f"better rank has a lower score), e.g. users {ex}; pass only one of them, or "
+            f"better rank has a lower score), e.g. users [{format_examples(ex)}]; pass only "
+            f"one of them, or "
             f"name the one to use with columns=Columns(score=...) / Columns(rank=...)",
             column=recs.columns["rank"], n_bad=len(np.unique(u[where])), examples=ex)
 
@@ -416,7 +418,8 @@ def prepare(
         ex = [(user_ids[t_user[i]], item_ids[t_item[i]], float(grade[i])) for i in bad[:5]]
         raise InvalidGradeError(
             f"truth: the rating column {truth.columns['rating']!r} has {len(bad)} negative "
-            f"grades, e.g. (user, item, grade) {ex}; relevance grades must be >= 0, or pass "
+            f"grades, e.g. (user, item, grade) {format_examples(ex, len(bad))}; relevance "
+            f"grades must be >= 0, or pass "
             f"negative_grades='allow' (they are then never relevant, and rating metrics use "
             f"them as they are)",
             column=truth.columns["rating"], n_bad=len(bad), examples=ex)

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from receval._columns import ALIASES
@@ -86,36 +87,88 @@ def _has_header(path: Path, sep: str) -> bool:
 
 
 def _read_delimited(path: Path, sep: str, role: str, header: bool | None) -> pd.DataFrame:
+    import pyarrow.csv as pacsv
+
+    from receval.data._adapters import _arrow_to_pandas
+
     if header is None:
         header = _has_header(path, sep)
-    src = _source(path)
-    comp = _comp(src)
-    if header:
-        return pd.read_csv(src, sep=sep, compression=comp)
-    frame = pd.read_csv(src, sep=sep, header=None, compression=comp)
-    names = _POSITIONAL[role].get(frame.shape[1])
-    if names is None:
-        raise SchemaError(
-            f"{str(path)!r} has no header and {frame.shape[1]} columns; without a header "
-            f"receval reads {role} as {list(_POSITIONAL[role].values())}: add a header row",
-            examples=[str(path)])
-    frame.columns = names
+    try:
+        table = pacsv.read_csv(
+            str(path), read_options=pacsv.ReadOptions(autogenerate_column_names=not header),
+            parse_options=pacsv.ParseOptions(delimiter=sep))
+    except Exception as exc:  # pyarrow says what is wrong, not on which line: find it
+        line = _first_ragged_line(path, sep)
+        where = f", line {line}" if line else ""
+        raise SchemaError(f"cannot read {str(path)!r}{where} as {'CSV' if sep == ',' else 'TSV'}"
+                          f": {exc}", examples=[str(path)]) from exc
+    frame = _arrow_to_pandas(table)
+    if not header:
+        names = _POSITIONAL[role].get(frame.shape[1])
+        if names is None:
+            raise SchemaError(
+                f"{str(path)!r} has no header and {frame.shape[1]} columns; without a header "
+                f"receval reads {role} as {list(_POSITIONAL[role].values())}: add a header "
+                f"row", examples=[str(path)])
+        frame.columns = names
+    return _mark(frame, path, 2 if header else 1)
+
+
+def _first_ragged_line(path: Path, sep: str) -> int | None:
+    """The first line whose number of fields differs from the first line's (error path)."""
+    import csv
+
+    raw = _open_text(path)
+    try:
+        if raw is not None:
+            text = io.TextIOWrapper(io.BytesIO(raw.read()), encoding="utf-8", errors="replace")
+        else:
+            import bz2
+            import gzip
+            import lzma
+
+            _, codec = _strip_compression(path.name.lower())
+            opener: Any = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(
+                codec or "", open)
+            text = opener(path, "rt", encoding="utf-8", errors="replace", newline="")
+        with text:
+            width = None
+            for number, row in enumerate(csv.reader(text, delimiter=sep), start=1):
+                if not row:
+                    continue
+                if width is None:
+                    width = len(row)
+                elif len(row) != width:
+                    return number
+    except (OSError, csv.Error):
+        return None
+    return None
+
+
+def _mark(frame: pd.DataFrame, path: Path, first_line: int | None) -> pd.DataFrame:
+    """Remember where the rows came from, so that later errors can name file lines."""
+    frame.attrs["receval_source"] = {"path": str(path), "first_line": first_line}
     return frame
 
 
 def _read_trec(path: Path, qrels: bool) -> pd.DataFrame:
     src = _source(path)
     comp = _comp(src)
-    if qrels:
-        frame = pd.read_csv(src, sep=r"\s+", header=None, compression=comp,
-                            names=["user", "iteration", "item", "rating"],
-                            dtype={"user": str, "iteration": str, "item": str})
-        return frame[["user", "item", "rating"]]
-    frame = pd.read_csv(src, sep=r"\s+", header=None, compression=comp,
-                        names=["user", "q0", "item", "rank", "score", "tag"],
-                        dtype={"user": str, "q0": str, "item": str, "tag": str})
-    # like trec_eval, order by the score and ignore the rank column
-    return frame[["user", "item", "score"]]
+    names = (["user", "iteration", "item", "rating"] if qrels
+             else ["user", "q0", "item", "rank", "score", "tag"])
+    frame = pd.read_csv(src, sep=r"\s+", header=None, compression=comp, names=names,
+                        dtype={n: str for n in ("user", "iteration", "item", "q0", "tag")})
+    short = np.flatnonzero(frame.isna().any(axis=1).to_numpy())
+    if len(short):
+        lines = [int(i) + 1 for i in short[:5]]
+        raise SchemaError(
+            f"{str(path)!r} is not a TREC {'qrels' if qrels else 'run'} file: line {lines[0]} "
+            f"has fewer than {len(names)} fields ({' '.join(names)})"
+            + (f"; so do lines {lines[1:]}" if len(lines) > 1 else ""),
+            n_bad=len(short), examples=lines)
+    # like trec_eval, a run is ordered by its scores and its rank column is ignored
+    keep = ["user", "item", "rating"] if qrels else ["user", "item", "score"]
+    return _mark(frame[keep].copy(), path, 1)
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -128,7 +181,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     except Exception as exc:  # pyarrow raises ArrowInvalid / OSError with the row group
         raise SchemaError(f"cannot read {str(path)!r} as Parquet: {exc}",
                           examples=[str(path)]) from exc
-    return _arrow_to_pandas(table)
+    return _mark(_arrow_to_pandas(table), path, None)
 
 
 def read_table(path: str | os.PathLike[str], format: str | None = None, *,
@@ -170,8 +223,7 @@ def read_table(path: str | os.PathLike[str], format: str | None = None, *,
         if fmt in ("trec_run", "trec_qrels"):
             return _read_trec(p, fmt == "trec_qrels")
         src = _source(p)
-        return pd.read_json(src, lines=True,
-                            compression=_comp(src))
+        return _mark(pd.read_json(src, lines=True, compression=_comp(src)), p, 1)
     except SchemaError:
         raise
     except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:

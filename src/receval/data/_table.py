@@ -49,24 +49,53 @@ class InputTable:
 def _as_frame(data: Any, name: str) -> pd.DataFrame:
     from receval.data._adapters import to_frame
 
-    return to_frame(data, name)
+    frame = to_frame(data, name)
+    if frame.columns.duplicated().any():
+        dup = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+        raise SchemaError(f"{name}: repeated column names {dup}; each column needs its own "
+                          f"name", column=dup[0], examples=dup)
+    return frame
+
+
+def _where(frame: pd.DataFrame, rows: np.ndarray) -> str:
+    """``rows [3, 7]``, or ``lines [5, 9] of 'file.csv'`` for a table read from a text file."""
+    source = frame.attrs.get("receval_source")
+    shown = rows[:5].tolist()
+    if source is None:
+        return f"rows {shown}"
+    if source.get("first_line") is None:
+        return f"rows {shown} of {source['path']!r}"
+    lines = [r + source["first_line"] for r in shown]
+    more = f" (lines {lines})" if len(rows) > 1 else ""
+    return f"{source['path']!r}, line {lines[0]}{more}"
 
 
 def _numeric(frame: pd.DataFrame, col: str, table: str, role: str) -> np.ndarray:
     s = frame[col]
-    if not (pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)):
+    if len(s) == 0:
+        return np.empty(0, dtype=np.float64)
+    dtype = s.dtype
+    ok = (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+          and not pd.api.types.is_complex_dtype(dtype))
+    if not ok:
+        bad = np.empty(0, dtype=np.int64)
+        if not pd.api.types.is_complex_dtype(dtype):
+            coerced = pd.to_numeric(s.astype(object), errors="coerce")
+            bad = np.flatnonzero(coerced.isna().to_numpy() & s.notna().to_numpy())
+        where = f"; non-numeric values at {_where(frame, bad)}, e.g. " \
+            f"{s.iloc[bad[:3]].tolist()}" if len(bad) else ""
         raise SchemaError(
-            f"{table}: the {role} column {col!r} must be numeric, got dtype {s.dtype}",
-            column=col)
+            f"{table}: the {role} column {col!r} must be numeric (real numbers), got dtype "
+            f"{dtype}{where}",
+            column=col, n_bad=len(bad) or None, examples=bad[:5].tolist())
     isna = s.isna().to_numpy()
     values = s.to_numpy(dtype=np.float64, na_value=np.nan)
     if isna.any() or np.isnan(values).any():
         bad = np.flatnonzero(isna | np.isnan(values))
         raise NonFiniteValueError(
             f"{table}: the {role} column {col!r} has {len(bad)} missing or NaN values "
-            f"(rows {list(bad[:5])}); NaN has no place in an order or an error sum: "
-            f"drop or fill those rows first",
-            column=col, n_bad=len(bad), examples=bad[:5].tolist())
+            f"({_where(frame, bad)}); NaN has no place in an order or an error sum: drop or "
+            f"fill those rows first", column=col, n_bad=len(bad), examples=bad[:5].tolist())
     return values
 
 
@@ -77,7 +106,7 @@ def _ids(frame: pd.DataFrame, col: str, table: str, role: str) -> pd.Series:
         bad = np.flatnonzero(isna)
         raise NonFiniteValueError(
             f"{table}: the {role} id column {col!r} has {len(bad)} missing values "
-            f"(rows {list(bad[:5])})", column=col, n_bad=len(bad), examples=bad[:5].tolist())
+            f"({_where(frame, bad)})", column=col, n_bad=len(bad), examples=bad[:5].tolist())
     return s.reset_index(drop=True)
 
 
@@ -91,10 +120,16 @@ def _ids_of(data: Any, table: str, columns: Columns
 
 
 def recs_table(data: Any, columns: Columns) -> InputTable:
-    """Read the recommendations: user, item, and a score, a rank, or neither (input order)."""
+    """Read the recommendations: user, item, and a score, a rank, or neither (input order).
+
+    When ``columns`` names only one of score and rank, the other is not looked up.
+    """
     frame, avail, ucol, icol = _ids_of(data, "recs", columns)
-    scol = columns.resolve("score", avail, table="recs", required=False)
-    rcol = columns.resolve("rank", avail, table="recs", required=False)
+    scol = rcol = None
+    if columns.rank is None:
+        scol = columns.resolve("score", avail, table="recs", required=False)
+    if columns.score is None:
+        rcol = columns.resolve("rank", avail, table="recs", required=False)
     cols = {"user": ucol, "item": icol}
     score = rank = None
     if scol is not None:
@@ -104,8 +139,11 @@ def recs_table(data: Any, columns: Columns) -> InputTable:
         cols["rank"] = rcol
         rank = _numeric(frame, rcol, "recs", "rank")
         if np.isinf(rank).any():
+            bad = np.flatnonzero(np.isinf(rank))
             raise NonFiniteValueError(
-                f"recs: the rank column {rcol!r} has infinite values", column=rcol)
+                f"recs: the rank column {rcol!r} has {len(bad)} infinite values "
+                f"({_where(frame, bad)})", column=rcol, n_bad=len(bad),
+                examples=bad[:5].tolist())
     return InputTable("recs", _ids(frame, ucol, "recs", "user"), _ids(frame, icol, "recs", "item"),
                       score, rank, None, cols)
 
@@ -123,7 +161,7 @@ def truth_table(data: Any, columns: Columns) -> InputTable:
             bad = np.flatnonzero(np.isinf(rating))
             raise NonFiniteValueError(
                 f"truth: the rating column {gcol!r} has {len(bad)} infinite values "
-                f"(rows {list(bad[:5])})", column=gcol, n_bad=len(bad),
+                f"({_where(frame, bad)})", column=gcol, n_bad=len(bad),
                 examples=bad[:5].tolist())
     return InputTable("truth", _ids(frame, ucol, "truth", "user"),
                       _ids(frame, icol, "truth", "item"), None, None, rating, cols)
