@@ -289,7 +289,7 @@ def _first_of_each_pair(user: np.ndarray, item: np.ndarray, n_items: int,
 
     First by ``priority`` (higher first) and then input order, or by input order alone.
     """
-    key = user * max(n_items, 1) + item
+    key = user.astype(np.int64) * max(n_items, 1) + item
     order = np.arange(len(key)) if priority is None else np.argsort(-priority, kind="stable")
     order = order[np.argsort(key[order], kind="stable")]
     keep = np.ones(len(key), dtype=bool)
@@ -428,7 +428,7 @@ def prepare(
     n_users = len(user_ids)
     r_off = _offsets(r_user, n_users)
     t_off = _offsets(t_user, n_users)
-    r_truth = np.empty(len(r_user), dtype=np.int64)
+    r_truth = np.empty(len(r_user), dtype=np.int32 if len(t_user) < 2**31 else np.int64)
     if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth):
         keep = _resolve_duplicates(recs, r_user, r_item, user_ids, item_ids, duplicates, r_key)
         if keep is not None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
+from receval._kernels import encoding as E
 from receval.exceptions import IdTypeMismatchError
 
 __all__ = ["ID_CASTS", "cast_ids", "encode_ids", "id_kind", "lookalike_ids"]
@@ -58,24 +61,25 @@ def _encode_dense_ints(a: pd.Series, b: pd.Series
     """
     if isinstance(a.dtype, pd.CategoricalDtype) or isinstance(b.dtype, pd.CategoricalDtype):
         return None
+    for s in (a, b):  # uint64 ids beyond the int64 range: let factorize handle them exactly
+        base: Any = getattr(s.dtype, "numpy_dtype", s.dtype)
+        if len(s) and np.dtype(base) == np.uint64 and int(s.max()) > np.iinfo(np.int64).max:
+            return None
     xa = a.to_numpy(dtype=np.int64) if len(a) else np.empty(0, dtype=np.int64)
     xb = b.to_numpy(dtype=np.int64) if len(b) else np.empty(0, dtype=np.int64)
-    if (len(a) and not np.array_equal(xa, a.to_numpy())) or (
-            len(b) and not np.array_equal(xb, b.to_numpy())):
-        return None  # uint64 beyond int64: let factorize handle it exactly
-    lo = min(int(xa.min()) if len(xa) else 0, int(xb.min()) if len(xb) else 0) if (
-        len(xa) or len(xb)) else 0
-    hi = max(int(xa.max()) if len(xa) else lo, int(xb.max()) if len(xb) else lo)
+    lo = min(int(x.min()) for x in (xa, xb) if len(x))
+    hi = max(int(x.max()) for x in (xa, xb) if len(x))
     span = hi - lo + 1
-    if span > max(4 * (len(xa) + len(xb)), 1 << 20):
+    if span > max(4 * (len(xa) + len(xb)), 1 << 20) or span >= 2**31:
         return None
     present = np.zeros(span, dtype=np.bool_)
-    present[xa - lo] = True
-    present[xb - lo] = True
-    remap = np.cumsum(present, dtype=np.int64) - 1
+    E.mark_present(xa, lo, present)
+    E.mark_present(xb, lo, present)
+    remap = (np.cumsum(present, dtype=np.int64) - 1).astype(np.int32)
     uniques = np.flatnonzero(present) + lo
     dtype = a.dtype if len(a) else b.dtype
-    return remap[xa - lo], remap[xb - lo], pd.Index(uniques.astype(np.int64)).astype(dtype)
+    return (E.dense_codes(xa, lo, remap), E.dense_codes(xb, lo, remap),
+            pd.Index(uniques.astype(np.int64)).astype(dtype))
 
 
 def encode_ids(
@@ -123,7 +127,7 @@ def encode_ids(
         b = b.astype(b.dtype.categories.dtype)
     both = b if not len(a) else a if not len(b) else pd.concat([a, b], ignore_index=True)
     codes, uniques = pd.factorize(both, sort=True)
-    codes = codes.astype(np.int64, copy=False)
+    codes = codes.astype(np.int32 if len(uniques) < 2**31 else np.int64, copy=False)
     return codes[: len(a)], codes[len(a):], pd.Index(uniques)
 
 

@@ -88,10 +88,13 @@ def _numeric(frame: pd.DataFrame, col: str, table: str, role: str) -> np.ndarray
             f"{table}: the {role} column {col!r} must be numeric (real numbers), got dtype "
             f"{dtype}{where}",
             column=col, n_bad=len(bad) or None, examples=bad[:5].tolist())
-    isna = s.isna().to_numpy()
-    values = s.to_numpy(dtype=np.float64, na_value=np.nan)
-    if isna.any() or np.isnan(values).any():
-        bad = np.flatnonzero(isna | np.isnan(values))
+    # numpy-backed columns convert without a copy (NaN is their only missing value);
+    # nullable and Arrow-backed ones map <NA> to NaN
+    values = (s.to_numpy(dtype=np.float64) if isinstance(dtype, np.dtype)
+              else s.to_numpy(dtype=np.float64, na_value=np.nan))
+    missing = np.isnan(values)
+    if missing.any():
+        bad = np.flatnonzero(missing)
         raise NonFiniteValueError(
             f"{table}: the {role} column {col!r} has {len(bad)} missing or NaN values "
             f"({_where(frame, bad)}); NaN has no place in an order or an error sum: drop or "
