@@ -157,17 +157,12 @@ class Interactions:
 
     def relevant_count(self) -> np.ndarray:
         """Relevant truth rows of each user code."""
-        return np.bincount(self.t_user[self.t_rel], minlength=self.n_users)
+        return G.count_in_groups(self.t_off, self.t_rel)
 
     # -- ranked lists ------------------------------------------------------------------------
     def ranked(self, users: np.ndarray, ties: str) -> RankedLists:
         """Build the ranked lists of ``users`` (sorted codes) under a tie policy."""
-        matched = self.r_truth >= 0
-        idx = self.r_truth[matched]
-        rel = np.zeros(len(self.r_user), dtype=np.uint8)
-        grade = np.zeros(len(self.r_user), dtype=np.float64)
-        rel[matched] = self.t_rel[idx]
-        grade[matched] = np.where(self.t_rel[idx], self.t_grade[idx], 0.0)
+        rel, grade = G.gather_relevance(self.r_truth, self.t_rel, self.t_grade)
 
         order = self._order(ties, grade)
         key = self.r_key
@@ -197,10 +192,8 @@ class Interactions:
         key = self.r_key
         if key is None:
             return None
-        same = self.r_user[1:] == self.r_user[:-1]
-        ranked = not np.any(same & (key[1:] > key[:-1]))
-        if ranked and (ties in ("stable", "expected")
-                       or not np.any(same & (key[1:] == key[:-1]))):
+        ranked, tied = G.ranked_within_groups(self.r_user, key)
+        if ranked and (ties in ("stable", "expected") or not tied):
             return None
         n = len(key)
         if ties in ("stable", "expected"):
@@ -263,9 +256,8 @@ def _sorted_pairs(user: np.ndarray, item: np.ndarray, *, strict: bool) -> bool:
 
 
 def _offsets(sorted_codes: np.ndarray, n: int) -> np.ndarray:
-    offs = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(sorted_codes, minlength=n), out=offs[1:])
-    return offs
+    """Group boundaries of sorted codes ``0..n-1`` (binary search: O(n log rows))."""
+    return np.searchsorted(sorted_codes, np.arange(n + 1), side="left").astype(np.int64)
 
 
 def _tie_blocks(s_user: np.ndarray, s_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -429,7 +421,7 @@ def prepare(
     r_off = _offsets(r_user, n_users)
     t_off = _offsets(t_user, n_users)
     r_truth = np.empty(len(r_user), dtype=np.int32 if len(t_user) < 2**31 else np.int64)
-    if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth):
+    if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth, len(item_ids)):
         keep = _resolve_duplicates(recs, r_user, r_item, user_ids, item_ids, duplicates, r_key)
         if keep is not None:
             notes["recs_duplicates_dropped"] = int((~keep).sum())
