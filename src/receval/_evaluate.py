@@ -12,7 +12,12 @@ import numpy as np
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge
 from receval._result import EvaluationResult
-from receval.data._buckets import ROWS_PER_BUCKET, is_parquet_source, split_into_buckets
+from receval.data._buckets import (
+    ROWS_PER_BUCKET,
+    is_parquet_source,
+    read_bucket,
+    split_into_buckets,
+)
 from receval.data._build import DUPLICATE_POLICIES, TIE_POLICIES
 from receval.data._encode import ID_CASTS
 from receval.exceptions import EmptyInputError, InvalidParameterError
@@ -186,18 +191,11 @@ def _evaluate_buckets(recs: Any, truth: Any, opts: Options, buckets: int | str,
         with Progress(disable=not show, transient=True) as bar:
             task = bar.add_task("evaluating buckets of users", total=len(parts.pairs))
             for recs_file, truth_file in parts.pairs:
-                partials.append(evaluate_partition(_read(recs_file), _read(truth_file), opts,
+                partials.append(evaluate_partition(read_bucket(recs_file),
+                                                   read_bucket(truth_file), opts,
                                                    part_of_whole=True))
                 bar.advance(task)
     return merge(partials, opts)
-
-
-def _read(path: Any) -> Any:
-    import pyarrow.parquet as pq
-
-    from receval.data._adapters import _arrow_to_pandas
-
-    return _arrow_to_pandas(pq.read_table(path))
 
 
 def make_options(

@@ -14,6 +14,7 @@ from receval._kernels._jit import n_chunks, njit, prange, use_parallel
 
 __all__ = [
     "count_in_groups",
+    "counting_order",
     "gather_relevance",
     "group_argsort_desc",
     "match_in_groups",
@@ -207,3 +208,20 @@ def group_argsort_desc(off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray) -
     else:
         _argsort_range(0, len(off) - 1, off, key, tiebreak, order)
     return order
+
+
+@njit()
+def counting_order(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stable order of ``keys`` (values ``0..n_keys-1``) and the bounds of each key: O(n)."""
+    bounds = np.zeros(n_keys + 1, dtype=np.int64)
+    for k in keys:
+        bounds[k + 1] += 1
+    for k in range(n_keys):
+        bounds[k + 1] += bounds[k]
+    fill = bounds[:-1].copy()
+    order = np.empty(len(keys), dtype=np.int64)
+    for i in range(len(keys)):
+        k = keys[i]
+        order[fill[k]] = i
+        fill[k] += 1
+    return order, bounds

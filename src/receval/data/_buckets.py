@@ -1,9 +1,9 @@
 """Split Parquet inputs that do not fit in memory into buckets of users, with bounded memory.
 
-One streaming pass over each input writes every row to the temporary Parquet file of its
-user's bucket (``hash(user) mod n``); each bucket then holds all the rows of its users from
-both inputs and is evaluated on its own. Only one record batch per input is in memory at a
-time during the split.
+One streaming pass over each input writes every row to the temporary file of its user's
+bucket (``hash(user) mod n``, Arrow IPC: written and read back at memory speed); each bucket
+then holds all the rows of its users from both inputs and is evaluated on its own. Only one
+record batch per input is in memory at a time during the split.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 
 from receval._columns import Columns
+from receval._kernels import grouping as G
 from receval.exceptions import InvalidParameterError, SchemaError
 
-__all__ = ["Buckets", "is_parquet_source", "split_into_buckets"]
+__all__ = ["Buckets", "is_parquet_source", "read_bucket", "split_into_buckets"]
 
 #: Rows of one bucket aimed at by ``buckets="auto"`` (about 0.6 GB of working memory).
 ROWS_PER_BUCKET = 8_000_000
@@ -37,7 +38,7 @@ def is_parquet_source(obj: Any) -> bool:
 
 @dataclass(frozen=True)
 class Buckets:
-    """Temporary Parquet files, one pair per bucket of users.
+    """Temporary Arrow IPC files, one pair per bucket of users.
 
     Attributes
     ----------
@@ -76,7 +77,13 @@ def _bucket_of(values: Any, n: int) -> np.ndarray:
 
 
 def _batches(dataset: Any, columns: list[str]) -> Iterator[Any]:
-    yield from dataset.to_batches(columns=columns, batch_size=1 << 20)
+    """Stream record batches file by file, row group by row group (bounded memory)."""
+    import pyarrow.parquet as pq
+
+    for path in dataset.files:
+        # pre-buffering would keep every row group read so far: off, with a small buffer
+        with pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 22) as f:
+            yield from f.iter_batches(batch_size=1 << 20, columns=columns, use_threads=False)
 
 
 def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[str],
@@ -96,7 +103,6 @@ def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[st
         The number of buckets; ``"auto"`` aims at ``ROWS_PER_BUCKET`` rows per bucket.
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     sources = {"recs": _dataset(recs), "truth": _dataset(truth)}
     n_rows = {name: sum(f.count_rows() for f in [d]) for name, d in sources.items()}
@@ -108,7 +114,7 @@ def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[st
         raise InvalidParameterError(f"buckets must be 'auto' or an integer >= 1, got "
                                     f"{n_buckets!r}", parameter="buckets",
                                     examples=[n_buckets])
-    pairs = [(workdir / f"recs-{b}.parquet", workdir / f"truth-{b}.parquet") for b in range(n)]
+    pairs = [(workdir / f"recs-{b}.arrow", workdir / f"truth-{b}.arrow") for b in range(n)]
     rating_sum, rating_count = 0.0, 0
     for name, dataset in sources.items():
         names = list(dataset.schema.names)
@@ -119,13 +125,11 @@ def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[st
         user_col = cols[0]
         schema = dataset.schema
         schema = pa.schema([schema.field(c) for c in cols])
-        writers = [pq.ParquetWriter(str(pair[0 if name == "recs" else 1]), schema)
+        writers = [pa.ipc.new_file(str(pair[0 if name == "recs" else 1]), schema)
                    for pair in pairs]
         try:
             for batch in _batches(dataset, cols):
-                bucket = _bucket_of(batch.column(user_col), n)
-                order = np.argsort(bucket, kind="stable")
-                bounds = np.searchsorted(bucket[order], np.arange(n + 1))
+                order, bounds = G.counting_order(_bucket_of(batch.column(user_col), n), n)
                 table = pa.Table.from_batches([batch]).take(pa.array(order))
                 for b in range(n):
                     if bounds[b + 1] > bounds[b]:
@@ -138,3 +142,13 @@ def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[st
             for w in writers:
                 w.close()
     return Buckets(pairs, (n_rows["recs"], n_rows["truth"]), rating_sum, rating_count)
+
+
+def read_bucket(path: Path) -> pd.DataFrame:
+    """One bucket file as a DataFrame (memory-mapped, strings kept Arrow-backed)."""
+    import pyarrow as pa
+
+    from receval.data._adapters import _arrow_to_pandas
+
+    with pa.memory_map(str(path)) as source:
+        return _arrow_to_pandas(pa.ipc.open_file(source).read_all())
