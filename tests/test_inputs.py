@@ -533,3 +533,21 @@ def test_invalid_buckets(tmp_path: Path, buckets: Any) -> None:
         rv.evaluate(str(tmp_path / "r.parquet"), str(tmp_path / "t.parquet"), METRICS,
                     buckets=buckets, progress=False)
     assert info.value.parameter == "buckets"
+
+
+def test_buckets_compare_ids_after_the_cast(tmp_path):
+    """int ids in recs, str ids in truth, id_cast='str': 1 and '1' must meet in one bucket."""
+    recs = pd.DataFrame({"user": [1, 1, 2, 2, 3], "item": [1, 2, 1, 3, 2],
+                         "score": [0.9, 0.8, 0.7, 0.6, 0.5]})
+    truth = pd.DataFrame({"user": ["1", "2", "3"], "item": [1, 3, 2], "rating": [1.0] * 3})
+    recs.to_parquet(tmp_path / "r.parquet")
+    truth.to_parquet(tmp_path / "t.parquet")
+    mem = rv.evaluate(recs, truth, ["ndcg@2"], id_cast="str")
+    bucketed = rv.evaluate(tmp_path / "r.parquet", tmp_path / "t.parquet", ["ndcg@2"],
+                           id_cast="str", buckets=3, progress=False)
+    # user 1: item 1 at rank 1 -> 1; user 2: item 3 at rank 2 -> 1/log2(3); user 3: item 2
+    # at rank 1 -> 1
+    expected = (1 + 1 / math.log2(3) + 1) / 3
+    assert mem["ndcg@2"] == pytest.approx(expected, abs=1e-12)
+    assert bucketed["ndcg@2"] == mem["ndcg@2"]
+    assert bucketed.users.n_evaluated == 3

@@ -178,7 +178,8 @@ def _evaluate_buckets(recs: Any, truth: Any, opts: Options, buckets: int | str,
     from rich.progress import Progress
 
     with tempfile.TemporaryDirectory(prefix="receval-buckets-") as tmp:
-        parts = split_into_buckets(recs, truth, opts.columns, Path(tmp), buckets)
+        parts = split_into_buckets(recs, truth, opts.columns, Path(tmp), buckets,
+                                   opts.id_cast)
         for rows, name in zip(parts.rows, ("recs", "truth"), strict=True):
             if rows == 0:
                 raise EmptyInputError(f"{name} is empty: there is nothing to evaluate",

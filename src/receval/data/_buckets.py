@@ -66,10 +66,19 @@ def _dataset(path: str | os.PathLike[str]) -> Any:
                           examples=[str(path)]) from exc
 
 
-def _bucket_of(values: Any, n: int) -> np.ndarray:
-    """Bucket of each user id: ``id mod n`` for integers, a stable hash mod n otherwise."""
+def _bucket_of(values: Any, n: int, id_cast: str | None) -> np.ndarray:
+    """Bucket of each user id: ``id mod n`` for integers, a stable hash mod n otherwise.
+
+    With ``id_cast`` the ids are bucketed as they will be compared (after the cast), so that
+    ``1`` and ``'1'`` meet in the same bucket.
+    """
     import pyarrow as pa
 
+    if id_cast is not None:
+        from receval.data._encode import cast_ids
+
+        cast = cast_ids(values.to_pandas(), id_cast, role="user", table="input", column="user")
+        values = pa.array(cast)
     if pa.types.is_integer(values.type):
         return np.mod(values.to_numpy(zero_copy_only=False).astype(np.int64), n)
     hashed = pd.util.hash_array(np.asarray(values.to_pandas(), dtype=object))
@@ -87,8 +96,8 @@ def _batches(dataset: Any, columns: list[str]) -> Iterator[Any]:
 
 
 def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[str],
-                       columns: Columns, workdir: Path, n_buckets: int | str = "auto"
-                       ) -> Buckets:
+                       columns: Columns, workdir: Path, n_buckets: int | str = "auto",
+                       id_cast: str | None = None) -> Buckets:
     """Write each input's rows to the bucket file of their user.
 
     Parameters
@@ -101,6 +110,8 @@ def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[st
         Where the bucket files go (a temporary directory, removed by the caller).
     n_buckets : int or "auto"
         The number of buckets; ``"auto"`` aims at ``ROWS_PER_BUCKET`` rows per bucket.
+    id_cast : {None, "str", "int"}
+        Bucket the user ids as ``evaluate(id_cast=...)`` will compare them.
     """
     import pyarrow as pa
 
@@ -129,7 +140,8 @@ def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[st
                    for pair in pairs]
         try:
             for batch in _batches(dataset, cols):
-                order, bounds = G.counting_order(_bucket_of(batch.column(user_col), n), n)
+                order, bounds = G.counting_order(
+                    _bucket_of(batch.column(user_col), n, id_cast), n)
                 table = pa.Table.from_batches([batch]).take(pa.array(order))
                 for b in range(n):
                     if bounds[b + 1] > bounds[b]:
