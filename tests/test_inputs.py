@@ -16,16 +16,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import numpy as np
 import pandas as pd
+import polars as pl
+import pyarrow as pa
 import pytest
 
 import receval as rv
 import receval.data
 from receval.exceptions import ColumnNotFoundError, UndefinedMetricWarning
-
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
 
 METRICS = ["ndcg@3", "ap(denominator=relevant)@3", "precision@2", "recall@3", "mrr"]
 
@@ -84,13 +84,11 @@ def test_baseline_values() -> None:
 
 # -- in-memory shapes --------------------------------------------------------------------------
 def _duckdb_global() -> tuple[Any, Any]:
-    duckdb = pytest.importorskip("duckdb")
     recs_frame, truth_frame = RECS, TRUTH  # noqa: F841 (found by DuckDB's replacement scan)
     return (duckdb.sql("SELECT * FROM recs_frame"), duckdb.sql("SELECT * FROM truth_frame"))
 
 
 def _duckdb_connection() -> tuple[Any, Any]:
-    duckdb = pytest.importorskip("duckdb")
     con = duckdb.connect()
     con.register("recs_view", RECS)
     con.register("truth_view", TRUTH)
@@ -98,7 +96,6 @@ def _duckdb_connection() -> tuple[Any, Any]:
 
 
 def _polars(lazy: bool) -> tuple[Any, Any]:
-    pl = pytest.importorskip("polars")
     r, t = pl.from_pandas(RECS), pl.from_pandas(TRUTH)
     return (r.lazy(), t.lazy()) if lazy else (r, t)
 

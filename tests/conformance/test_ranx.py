@@ -24,13 +24,12 @@ ranx sorts by score with an unstable sort, so scores are distinct.
 from __future__ import annotations
 
 import pytest
+import ranx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conformance._data import Case, assert_close, cases, close
 
 import receval as rv
-
-ranx = pytest.importorskip("ranx")
 
 pytestmark = [
     pytest.mark.conformance,

@@ -20,12 +20,11 @@ from contextlib import nullcontext
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from scipy import stats
 from tests.conformance._data import RatingCase, assert_close, close, rating_cases
 
 import receval as rv
 from receval.exceptions import UndefinedMetricWarning
-
-stats = pytest.importorskip("scipy.stats")
 
 pytestmark = pytest.mark.conformance
 

@@ -28,6 +28,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn import metrics as sklearn_metrics
 from tests.conformance._data import (
     Case,
     RatingCase,
@@ -39,8 +40,6 @@ from tests.conformance._data import (
 )
 
 import receval as rv
-
-sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
 pytestmark = pytest.mark.conformance
 

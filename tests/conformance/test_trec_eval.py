@@ -32,14 +32,13 @@ import warnings
 
 import pandas as pd
 import pytest
+import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conformance._data import Case, assert_close, cases, close
 
 import receval as rv
 from receval.exceptions import TiesAtCutoffWarning
-
-pytrec_eval = pytest.importorskip("pytrec_eval")
 
 pytestmark = pytest.mark.conformance
 
