@@ -417,22 +417,21 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
     summaries: dict[str, MetricSummary] = {}
     per_user_cols: dict[str, tuple[pd.Index, np.ndarray]] = {}
     notes = [n for p in partials for n in p.notes]
-    for _, metric in ranking:
-        label = metric.label
-        values = _gather(partials, label, r_order)
-        value, n_undef = _aggregate(metric, values)
-        per_user = values[0]
-        policy = next((p.ties[label][0] for p in partials if label in p.ties), opts.ties)
-        straddle = sum(p.ties.get(label, ("", 0))[1] for p in partials)
-        summaries[label] = MetricSummary(metric, value, metric.aggregation_mode,
-                                         len(ranking_users), n_undef, policy, straddle)
-        per_user_cols[label] = (ranking_users, per_user)
-    for _, asked in rating:
+    families = [(metric, metric, ranking_users, r_order) for _, metric in ranking]
+    families += [(asked, next(p.rating_metrics[asked.label] for p in partials
+                              if asked.label in p.rating_metrics), rating_users, q_order)
+                 for _, asked in rating]
+    for asked, metric, evaluated, perm in families:
         label = asked.label
-        metric = next(p.rating_metrics[label] for p in partials if label in p.rating_metrics)
-        values = _gather(partials, label, q_order)
+        values = _gather(partials, label, perm)
         value, n_undef = _aggregate(metric, values)
-        per_user = values[0]
+        per_user_cols[label] = (evaluated, values[0])
+        if isinstance(metric, RankingMetric):
+            policy = next((p.ties[label][0] for p in partials if label in p.ties), opts.ties)
+            straddle = sum(p.ties.get(label, ("", 0))[1] for p in partials)
+            summaries[label] = MetricSummary(metric, value, metric.aggregation_mode,
+                                             len(evaluated), n_undef, policy, straddle)
+            continue
         micro = metric.aggregation_mode == "micro"  # pooled sums: nobody is left out
         if n_undef and not micro:
             _note(notes, UndefinedMetricWarning,
@@ -440,9 +439,7 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
                   f"variation or no positive), who are left out of its mean", n_undef, [],
                   opts.strict)
         summaries[label] = MetricSummary(metric, value, metric.aggregation_mode,
-                                         len(rating_users) - (0 if micro else n_undef),
-                                         n_undef)
-        per_user_cols[label] = (rating_users, per_user)
+                                         len(evaluated) - (0 if micro else n_undef), n_undef)
     for _, metric in opts.of(GlobalMetric):
         summaries[metric.label] = _global(metric, partials, counts, opts)
 
