@@ -24,7 +24,7 @@ Grades = Sequence[float]
 Row = tuple[float, float, Any]  # (score, grade, item)
 MetricFn = Callable[[Grades, Grades, "int | None"], float]
 
-TIE_POLICIES = ("stable", "item", "optimistic", "pessimistic", "expected")
+TIE_POLICIES = ("stable", "item", "item_desc", "optimistic", "pessimistic", "expected")
 
 
 # -- building blocks ---------------------------------------------------------------------------
@@ -73,19 +73,20 @@ def discount(i: int, kind: str) -> float:
 # -- metrics -----------------------------------------------------------------------------------
 
 
-def precision(grades: Grades, rel: Grades, k: int | None) -> float:
-    """hits@k / k (k = list length when None; 0 for an empty list without k)."""
-    n = nominal_k(grades, k)
+def precision(grades: Grades, rel: Grades, k: int | None, denominator: str = "k") -> float:
+    """hits@k / k (k = list length when None), or hits@k / min(k, n); 0 when it is 0."""
+    n = nominal_k(grades, k) if denominator == "k" else len(top(grades, k))
     if n == 0:
         return 0.0
     return hits(grades, k) / n
 
 
-def recall(grades: Grades, rel: Grades, k: int | None) -> float:
-    """hits@k / |R|."""
-    if len(rel) == 0:
+def recall(grades: Grades, rel: Grades, k: int | None, denominator: str = "relevant") -> float:
+    """hits@k / |R|, or hits@k / min(k, |R|)."""
+    d = len(rel) if denominator == "relevant" else min(nominal_k(grades, k), len(rel))
+    if d == 0:
         return 0.0
-    return hits(grades, k) / len(rel)
+    return hits(grades, k) / d
 
 
 def fbeta(grades: Grades, rel: Grades, k: int | None, beta: float = 1.0) -> float:
@@ -126,6 +127,10 @@ def ap(grades: Grades, rel: Grades, k: int | None, denominator: str = "min_k_rel
         d = len(rel)
     elif denominator == "hits":
         d = hits(grades, k)
+    elif denominator == "min_relevant_list":
+        d = min(len(rel), len(top(grades, k)))
+    elif denominator == "k":
+        d = nominal_k(grades, k)
     else:
         raise ValueError(denominator)
     if d == 0:
@@ -176,9 +181,11 @@ def rank_score(grades: Grades, rel: Grades, k: int | None, alpha: float = 5.0) -
 def metric(name: str, **params: Any) -> MetricFn:
     """The oracle of metric ``name`` with parameters named as in receval."""
     if name == "precision":
-        return precision
+        pden = params.get("denominator", "k")
+        return lambda g, r, k: precision(g, r, k, pden)
     if name == "recall":
-        return recall
+        rden = params.get("denominator", "relevant")
+        return lambda g, r, k: recall(g, r, k, rden)
     if name == "f1":
         return lambda g, r, k: fbeta(g, r, k, 1.0)
     if name == "fbeta":
@@ -225,7 +232,10 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("hit_rate", {}),
     ("mrr", {}),
     ("arhr", {}),
-    *[("ap", {"denominator": d}) for d in ("min_k_relevant", "relevant", "hits")],
+    ("precision", {"denominator": "list_length"}),
+    ("recall", {"denominator": "min_k_relevant"}),
+    *[("ap", {"denominator": d})
+      for d in ("min_k_relevant", "relevant", "hits", "min_relevant_list", "k")],
     *[("cg", {"gain": g}) for g in GAINS],
     *[("dcg", {"gain": g, "discount": d}) for g in GAINS for d in DISCOUNTS],
     *[("ndcg", {"gain": g, "discount": d, "ideal": i})
@@ -261,6 +271,26 @@ def order_item(rows: Sequence[Row]) -> list[Row]:
     return sorted(rows, key=lambda r: (-r[0], r[2]))
 
 
+def order_item_desc(rows: Sequence[Row]) -> list[Row]:
+    """By score descending, ties by item id descending (trec_eval's docno order)."""
+    return sorted(rows, key=lambda r: (-r[0], _Desc(r[2])))
+
+
+class _Desc:
+    """Reverses the order of any comparable value (ints or strings alike)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: _Desc) -> bool:
+        return bool(other.value < self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Desc) and bool(self.value == other.value)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def order_optimistic(rows: Sequence[Row]) -> list[Row]:
     """By score descending, ties by grade descending (relevant first)."""
     return sorted(rows, key=lambda r: (-r[0], -r[1]))
@@ -274,6 +304,7 @@ def order_pessimistic(rows: Sequence[Row]) -> list[Row]:
 ORDERS: dict[str, Callable[[Sequence[Row]], list[Row]]] = {
     "stable": order_stable,
     "item": order_item,
+    "item_desc": order_item_desc,
     "optimistic": order_optimistic,
     "pessimistic": order_pessimistic,
 }

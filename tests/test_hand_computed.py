@@ -689,3 +689,32 @@ def test_missing_predictions_policies():
     evm = rv.evaluate(recs, truth, ["mae"], missing_predictions="global_mean")
     assert evm["mae"] == pytest.approx(
         (sum(err["a"]) + sum(err["b"]) + abs(30 / 9 - 2)) / 9, abs=TOL)
+
+
+# -- denominator variants of other libraries and the descending item order ----------------------
+def test_precision_recall_ap_denominator_variants():
+    # one user, list a b c (scores 3 2 1), relevant a and c and z (z not recommended); k = 5
+    recs = recs_frame({"u": ["a", "b", "c"]})
+    truth = truth_frame({"u": {"a": 1, "c": 1, "z": 1}})
+    ev = rv.evaluate(recs, truth, [
+        "precision@5", "precision(denominator=list_length)@5",
+        "recall@2", "recall(denominator=min_k_relevant)@2",
+        "ap(denominator=min_relevant_list)@2", "ap(denominator=k)@5",
+    ])
+    assert ev["precision@5"] == pytest.approx(2 / 5, abs=TOL)  # hits 2 over k = 5
+    assert ev["precision(denominator=list_length)@5"] == pytest.approx(2 / 3, abs=TOL)  # / n
+    assert ev["recall@2"] == pytest.approx(1 / 3, abs=TOL)  # a only, over |R| = 3
+    assert ev["recall(denominator=min_k_relevant)@2"] == pytest.approx(1 / 2, abs=TOL)
+    # AP@2: hits at rank 1 only -> P@1 = 1; D = min(|R| = 3, n within k = 2) = 2
+    assert ev["ap(denominator=min_relevant_list)@2"] == pytest.approx(1 / 2, abs=TOL)
+    # AP@5: P@1 = 1, P@3 = 2/3 -> (1 + 2/3) / k = 5
+    assert ev["ap(denominator=k)@5"] == pytest.approx((1 + 2 / 3) / 5, abs=TOL)
+
+
+def test_item_desc_breaks_ties_by_descending_id():
+    # three tied items; only 'a' is relevant: descending ids put it last -> RR = 1/3
+    recs = pd.DataFrame({"user": ["u"] * 3, "item": ["a", "b", "c"], "score": [1.0] * 3})
+    truth = truth_frame({"u": {"a": 1}})
+    ev = rv.evaluate(recs, truth, ["mrr", "mrr(ties=item)"], ties="item_desc")
+    assert ev["mrr"] == pytest.approx(1 / 3, abs=TOL)
+    assert ev["mrr(ties=item)"] == pytest.approx(1.0, abs=TOL)

@@ -72,7 +72,7 @@ def test_unknown_parameter_lists_parameters():
         rv.metrics.parse("ndcg(gian=exponential)@10")
 
 
-@pytest.mark.parametrize("text", ["ndcg(gain=cubic)@10", "ap(denominator=k)@3",
+@pytest.mark.parametrize("text", ["ndcg(gain=cubic)@10", "ap(denominator=list)@3",
                                   "fbeta(beta=-1)@5", "rank_score(alpha=0)"])
 def test_invalid_parameter_values(text):
     with pytest.raises(InvalidParameterError, match="must be"):

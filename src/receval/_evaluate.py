@@ -96,10 +96,11 @@ def evaluate(
         as gain for graded metrics; the others have gain 0.
     columns : Columns or dict, optional
         Column names by role, when they are not the defaults or their aliases.
-    ties : {"stable", "item", "optimistic", "pessimistic", "expected"}
-        Order of items with equal scores: input order, ascending item id, relevant first,
-        relevant last, or the exact mean over all orders of each tied block. A metric's own
-        ``ties=`` parameter overrides it.
+    ties : {"stable", "item", "item_desc", "optimistic", "pessimistic", "expected"}
+        Order of items with equal scores: input order, ascending or descending item id
+        (``item_desc`` with string ids is trec_eval's order), relevant first, relevant last, or
+        the exact mean over all orders of each tied block. A metric's own ``ties=`` parameter
+        overrides it.
     no_relevant : {"skip", "zero", "error"}
         Truth users without a relevant item: left out of ranking means (counted), scored 0,
         or an error.

@@ -224,8 +224,8 @@ def _worked(m: RankingMetric, g: np.ndarray, rel: np.ndarray, grade: np.ndarray,
         prec = hits / ranks
         table["P@i"] = prec
         table["rel*P@i"] = np.where(rel, prec, 0.0)
-        dname = {0: f"min(k={nominal}, |R|={n_rel})", 1: f"|R|={n_rel}",
-                 2: "hits"}[variant]
+        dname = {0: f"min(k={nominal}, |R|={n_rel})", 1: f"|R|={n_rel}", 2: "hits",
+                 3: f"min(|R|={n_rel}, n={len(g)})", 4: f"k={nominal}"}[variant]
         lines = [_sum_line("sum rel_i*P@i", table["rel*P@i"][rel], num),
                  f"D = {dname} = {_fmt(den)}",
                  f"{m.label} = {_fmt(num)} / {_fmt(den)} = {value:.6g}"]
@@ -237,9 +237,11 @@ def _worked(m: RankingMetric, g: np.ndarray, rel: np.ndarray, grade: np.ndarray,
         return table, None, lines
     h = int(hits[-1]) if len(hits) else 0
     if kind == K.PRECISION:
-        lines = [f"{m.label} = hits / k = {h} / {_fmt(den)} = {value:.6g}"]
+        what = "k" if variant == K.P_K else "min(k, n)"
+        lines = [f"{m.label} = hits / {what} = {h} / {_fmt(den)} = {value:.6g}"]
     elif kind == K.RECALL:
-        lines = [f"{m.label} = hits / |R| = {h} / {n_rel} = {value:.6g}"]
+        what = "|R|" if variant == K.R_RELEVANT else "min(k, |R|)"
+        lines = [f"{m.label} = hits / {what} = {h} / {_fmt(den)} = {value:.6g}"]
     elif kind == K.FBETA:
         lines = [f"P = {h}/{nominal}, R = {h}/{n_rel}",
                  f"{m.label} = (1+b^2) hits / (b^2 |R| + k) = {_fmt(num)} / {_fmt(den)} = "

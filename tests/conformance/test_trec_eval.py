@@ -63,13 +63,13 @@ def _trec_eval(case: Case, ks: tuple[int, ...]) -> dict[str, dict[str, float]]:
     return pytrec_eval.RelevanceEvaluator(case.qrels(), measures).evaluate(case.run())
 
 
-def _compare(case: Case, recs: pd.DataFrame, ks: tuple[int, ...]) -> None:
+def _compare(case: Case, recs: pd.DataFrame, ks: tuple[int, ...], ties: str = "stable") -> None:
     pairs = _pairs(ks)
     with warnings.catch_warnings():
-        # ties straddling a cutoff are intended here: the input order is trec_eval's order
+        # ties straddling a cutoff are intended here: the tie rule is trec_eval's
         warnings.simplefilter("ignore", TiesAtCutoffWarning)
         ev = rv.evaluate(recs, case.truth, [m for m, _ in pairs], no_relevant="zero",
-                         missing_recs="skip", ties="stable")
+                         missing_recs="skip", ties=ties)
     trec = _trec_eval(case, ks)
     # the same users: truth users that have recommendations, relevant item or not
     assert set(ev.per_user.index) == set(trec) == case.truth_users & case.recs_users
@@ -106,6 +106,17 @@ def test_tied_scores_match_trec_eval_docno_order(case: Case, extra_ks: list[int]
     """
     ks = tuple(sorted(set(STANDARD_KS) | set(extra_ks)))
     _compare(case, case.recs_trec_order(), ks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=cases(ties=True), extra_ks=random_ks)
+def test_item_desc_ties_match_trec_eval(case: Case, extra_ks: list[int]) -> None:
+    """``ties='item_desc'`` on string ids is trec_eval's rule (score desc, docno desc).
+
+    Rows in random order this time: receval orders the ties itself.
+    """
+    ks = tuple(sorted(set(STANDARD_KS) | set(extra_ks)))
+    _compare(case, case.recs, ks, ties="item_desc")
 
 
 def test_trec_eval_rounds_scores_to_single_precision() -> None:

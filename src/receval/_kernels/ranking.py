@@ -48,8 +48,11 @@ PRECISION, RECALL, FBETA, HIT, RR, AP, DCG, NDCG = 0, 1, 2, 3, 4, 5, 6, 7
 GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY = 0, 1, 2
 # discounts: 1/log2(i+1), 1/max(1, log2 i), 2^(-(i-1)/param), 1/i, 1
 DISC_LOG2, DISC_BREESE, DISC_HALFLIFE, DISC_RECIPROCAL, DISC_NONE = 0, 1, 2, 3, 4
-# AP denominators
-AP_MIN_K_RELEVANT, AP_RELEVANT, AP_HITS = 0, 1, 2
+# AP denominators: min(k, |R|), |R|, hits@k, min(|R|, list length within k), k
+AP_MIN_K_RELEVANT, AP_RELEVANT, AP_HITS, AP_MIN_RELEVANT_LIST, AP_K = 0, 1, 2, 3, 4
+# precision denominators: k, list length within k; recall denominators: |R|, min(k, |R|)
+P_K, P_LIST = 0, 1
+R_RELEVANT, R_MIN_K_RELEVANT = 0, 1
 # ideal of nDCG
 IDEAL_TRUTH, IDEAL_LIST = 0, 1
 
@@ -298,10 +301,10 @@ def _user(u: int, starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: 
             hits += rvals[i] if expected else rel[s + i]
         if kd == PRECISION:
             num[u, m] = hits
-            den[u, m] = nominal
+            den[u, m] = nominal if variant[m] == P_K else cut
         elif kd == RECALL:
             num[u, m] = hits
-            den[u, m] = nr
+            den[u, m] = nr if variant[m] == R_RELEVANT else min(nominal, nr)
         elif kd == FBETA:
             b2 = param[m] * param[m]
             num[u, m] = (1.0 + b2) * hits
@@ -343,6 +346,10 @@ def _user(u: int, starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: 
                 den[u, m] = min(nominal, nr)
             elif var == AP_RELEVANT:
                 den[u, m] = nr
+            elif var == AP_MIN_RELEVANT_LIST:
+                den[u, m] = min(nr, cut)
+            elif var == AP_K:
+                den[u, m] = nominal
             else:
                 den[u, m] = hits if hits > 0 else 1.0
         else:  # DCG family

@@ -42,7 +42,8 @@ def cli() -> None:
               help="A metric, e.g. ndcg@10 or 'ap(denominator=relevant)@10'; repeatable.")
 @click.option("-t", "--relevance-threshold", type=float, default=None,
               help="Grades >= this are relevant (default: every positive grade).")
-@click.option("--ties", type=click.Choice(["stable", "item", "optimistic", "pessimistic",
+@click.option("--ties", type=click.Choice(["stable", "item", "item_desc", "optimistic",
+                                           "pessimistic",
                                            "expected"]), default="stable", show_default=True,
               help="Order of items with equal scores.")
 @click.option("--no-relevant", type=click.Choice(["skip", "zero", "error"]), default="skip",

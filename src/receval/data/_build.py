@@ -27,8 +27,9 @@ from receval.exceptions import (
 
 __all__ = ["Interactions", "RankedLists", "RatingPairs", "TiePolicy", "prepare"]
 
-TiePolicy = Literal["stable", "item", "optimistic", "pessimistic", "expected"]
-TIE_POLICIES: tuple[str, ...] = ("stable", "item", "optimistic", "pessimistic", "expected")
+TiePolicy = Literal["stable", "item", "item_desc", "optimistic", "pessimistic", "expected"]
+TIE_POLICIES: tuple[str, ...] = ("stable", "item", "item_desc", "optimistic", "pessimistic",
+                                 "expected")
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,8 @@ class Interactions:
             tiebreak = np.arange(n, dtype=np.float64)
         elif ties == "item":
             tiebreak = self.r_item.astype(np.float64)
+        elif ties == "item_desc":  # trec_eval's order (with string ids: id_cast="str")
+            tiebreak = -self.r_item.astype(np.float64)
         elif ties == "optimistic":
             tiebreak = -grade
         elif ties == "pessimistic":

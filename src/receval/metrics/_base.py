@@ -13,7 +13,7 @@ from receval.exceptions import InvalidParameterError
 __all__ = ["Metric", "param"]
 
 #: The tie policies a ranking metric accepts (``None`` inherits ``evaluate(ties=...)``).
-TIES = ("stable", "item", "optimistic", "pessimistic", "expected")
+TIES = ("stable", "item", "item_desc", "optimistic", "pessimistic", "expected")
 
 
 def param(default: Any, doc: str, *, options: tuple[Any, ...] | None = None,

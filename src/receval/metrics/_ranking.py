@@ -77,7 +77,9 @@ class Precision(RankingMetric):
     .. math:: P@k = \frac{hits@k}{k}
 
     A list shorter than ``k`` counts its empty places as misses (trec_eval, ranx); without
-    ``@k`` the whole list is the set and ``P = hits / n``.
+    ``@k`` the whole list is the set and ``P = hits / n``. With
+    ``denominator='list_length'`` the denominator is the number of recommended items within
+    the cutoff, ``min(k, n)`` (LensKit, Evidently, torchmetrics ``adaptive_k``).
     """
 
     name = "precision"
@@ -86,8 +88,15 @@ class Precision(RankingMetric):
     summary = "share of the top k that is relevant"
     formula = "hits@k / k"
     kernel_kind = K.PRECISION
+    denominator: str = param("k", "k (empty places are misses), or the list length within k",
+                             options=("k", "list_length"))
     ties: str | None = _ties()
     aggregation: str = _aggregation("macro", "micro")
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """Precision with its denominator variant."""
+        return (K.PRECISION, self.k or 0, K.GAIN_BINARY, K.DISC_NONE,
+                K.P_K if self.denominator == "k" else K.P_LIST, 0.0)
 
 
 @register("r", "rec")
@@ -95,6 +104,10 @@ class Recall(RankingMetric):
     r"""Recall: the share of the user's relevant items found in the first ``k`` places.
 
     .. math:: R@k = \frac{hits@k}{|R|}
+
+    With ``denominator='min_k_relevant'`` the denominator is ``min(k, |R|)``, so that a
+    perfect top k scores 1 even when there are more relevant items than places (LensKit's
+    ``Recall``, recometrics' truncated precision).
     """
 
     name = "recall"
@@ -103,8 +116,15 @@ class Recall(RankingMetric):
     summary = "share of the relevant items found in the top k"
     formula = "hits@k / |R|"
     kernel_kind = K.RECALL
+    denominator: str = param("relevant", "|R|, or min(k, |R|)",
+                             options=("relevant", "min_k_relevant"))
     ties: str | None = _ties()
     aggregation: str = _aggregation("macro", "micro")
+
+    def request(self) -> tuple[int, int, int, int, int, float]:
+        """Recall with its denominator variant."""
+        return (K.RECALL, self.k or 0, K.GAIN_BINARY, K.DISC_NONE,
+                K.R_RELEVANT if self.denominator == "relevant" else K.R_MIN_K_RELEVANT, 0.0)
 
 
 @register(("f1", {"beta": 1.0}), "fbeta", "f_beta", "f_measure")
@@ -191,7 +211,8 @@ class ARHR(RankingMetric):
 
 
 _AP_DENOMINATORS = {"min_k_relevant": K.AP_MIN_K_RELEVANT, "relevant": K.AP_RELEVANT,
-                    "hits": K.AP_HITS}
+                    "hits": K.AP_HITS, "min_relevant_list": K.AP_MIN_RELEVANT_LIST,
+                    "k": K.AP_K}
 
 
 @register("map", "average_precision", "mean_average_precision")
@@ -202,7 +223,9 @@ class AveragePrecision(RankingMetric):
 
     with the denominator ``D`` chosen by ``denominator``: ``min_k_relevant`` = min(k, |R|)
     (Kaggle's AP@n, RecBole, RePlay), ``relevant`` = |R| (trec_eval map / map_cut, ranx),
-    ``hits`` = hits@k (0 when there is none). Without ``@k``, k is the list length.
+    ``hits`` = hits@k (0 when there is none), ``min_relevant_list`` = min(|R|, number of
+    recommended items within k) (LensKit), ``k`` = k (DaisyRec). Without ``@k``, k is the list
+    length.
     """
 
     name = "ap"
@@ -210,7 +233,8 @@ class AveragePrecision(RankingMetric):
     summary = "mean of the precision at each hit within k"
     formula = "sum_i rel_i P@i / D"
     kernel_kind = K.AP
-    denominator: str = param("min_k_relevant", "D: min(k, |R|), |R|, or hits@k",
+    denominator: str = param("min_k_relevant",
+                             "D: min(k, |R|), |R|, hits@k, min(|R|, list length within k), k",
                              options=tuple(_AP_DENOMINATORS))
     ties: str | None = _ties()
 
