@@ -67,6 +67,8 @@ def discount(i: int, kind: str) -> float:
         return 1.0 / math.log2(i + 1)
     if kind == "breese":
         return 1.0 / max(1.0, math.log2(i))
+    if kind == "ln":
+        return 1.0 / math.log(i + 1)
     raise ValueError(kind)
 
 
@@ -153,8 +155,8 @@ def dcg(grades: Grades, rel: Grades, k: int | None, gain_kind: str = "linear",
 def ideal_grades(grades: Grades, rel: Grades, k: int | None, ideal: str) -> list[float]:
     """The grades of the ideal list: all relevant grades (truth) or the list's own (list),
     sorted in decreasing order and cut at k."""
-    source = rel if ideal == "truth" else grades
-    return top(sorted(source, reverse=True), k)
+    source = grades if ideal == "list" else rel
+    return top(sorted(source, reverse=True), None if ideal == "truth_uncut" else k)
 
 
 def ndcg(grades: Grades, rel: Grades, k: int | None, gain_kind: str = "linear",
@@ -220,7 +222,7 @@ def metric(name: str, **params: Any) -> MetricFn:
 #: The cutoffs the tests use (None: the whole list).
 KS: tuple[int | None, ...] = (1, 2, 3, 5, 10, None)
 GAINS = ("linear", "exponential", "binary")
-DISCOUNTS = ("log2", "breese")
+DISCOUNTS = ("log2", "breese", "ln")
 
 #: Every ranking metric and variant of receval: (name, parameters) as in ``metric()``.
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
@@ -239,7 +241,7 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     *[("cg", {"gain": g}) for g in GAINS],
     *[("dcg", {"gain": g, "discount": d}) for g in GAINS for d in DISCOUNTS],
     *[("ndcg", {"gain": g, "discount": d, "ideal": i})
-      for g in GAINS for d in DISCOUNTS for i in ("truth", "list")],
+      for g in GAINS for d in DISCOUNTS for i in ("truth", "list", "truth_uncut")],
     *[("rank_score", {"alpha": a}) for a in (1.0, 2.5, 5.0)],
 ]
 

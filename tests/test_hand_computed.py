@@ -718,3 +718,19 @@ def test_item_desc_breaks_ties_by_descending_id():
     ev = rv.evaluate(recs, truth, ["mrr", "mrr(ties=item)"], ties="item_desc")
     assert ev["mrr"] == pytest.approx(1 / 3, abs=TOL)
     assert ev["mrr(ties=item)"] == pytest.approx(1.0, abs=TOL)
+
+
+def test_ln_discount_and_uncut_ideal():
+    # one user, list a b (grades 2, 0), relevant a (2) and z (1, not recommended); k = 1
+    recs = recs_frame({"u": ["a", "b"]})
+    truth = truth_frame({"u": {"a": 2, "z": 1}})
+    ev = rv.evaluate(recs, truth, ["dcg(discount=ln)@2", "ndcg(discount=ln)@2", "ndcg@2",
+                                   "ndcg(ideal=truth_uncut)@1"])
+    assert ev["dcg(discount=ln)@2"] == pytest.approx(2 / math.log(2), abs=TOL)
+    # nDCG does not depend on the base of the logarithm
+    assert ev["ndcg(discount=ln)@2"] == pytest.approx(ev["ndcg@2"], abs=TOL)
+    # @1 with the ideal over every relevant item, not cut: 2 / (2/log2(2) + 1/log2(3))
+    assert ev["ndcg(ideal=truth_uncut)@1"] == pytest.approx(2 / (2 + 1 / math.log2(3)), abs=TOL)
+    e = rv.explain("ndcg(ideal=truth_uncut)@1", [2, 0], ideal=[2, 1])
+    assert e.ideal_table["grade"].tolist() == [2.0, 1.0]
+    assert e.value == pytest.approx(2 / (2 + 1 / math.log2(3)), abs=TOL)

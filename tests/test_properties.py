@@ -97,7 +97,8 @@ def test_perfect_ranking_scores_one(data: Any, policy: str) -> None:
             "rank_score", "rank_score(alpha=1)", "recall"]
     ones += [O.spec(n, p, None) for n, p in NDCG_VARIANTS]
     for k in O.KS[:-1]:
-        ones += [O.spec(n, p, k) for n, p in NDCG_VARIANTS]
+        # the uncut ideal (all relevant items) is reachable only when k >= |R|: checked below
+        ones += [O.spec(n, p, k) for n, p in NDCG_VARIANTS if p["ideal"] != "truth_uncut"]
         ones += [f"ap@{k}", f"ap(denominator=hits)@{k}", f"mrr@{k}", f"hit_rate@{k}",
                  f"rank_score@{k}"]
     per_user = {f"recall@{r}" for r in n_rel.values()}
@@ -108,6 +109,13 @@ def test_perfect_ranking_scores_one(data: Any, policy: str) -> None:
     for s in ones:
         col = ev.per_user[parse(s).label]
         assert np.allclose(col, 1.0, rtol=0, atol=1e-12), (s, col)
+    uncut = [(O.spec(n, p, k), k) for n, p in NDCG_VARIANTS if p["ideal"] == "truth_uncut"
+             for k in O.KS[:-1]]
+    ev_uncut = evaluate(recs, truth, [s for s, _ in uncut], ties=policy)
+    for s, k in uncut:
+        for u, r in n_rel.items():
+            if k is not None and k >= r:
+                assert close(ev_uncut.per_user.at[u, parse(s).label], 1.0), (s, u)
     for u, r in n_rel.items():
         assert close(ev.per_user.at[u, parse(f"recall@{r}").label], 1.0)
         for k in O.KS[:-1]:

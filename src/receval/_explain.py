@@ -172,7 +172,7 @@ def explain(metric: str | Metric, grades: Sequence[float],
 def _disc_name(dflag: int, prm: float) -> str:
     return {K.DISC_LOG2: "1/log2(i+1)", K.DISC_BREESE: "1/max(1,log2 i)",
             K.DISC_HALFLIFE: f"2^(-(i-1)/{_fmt(prm)})", K.DISC_RECIPROCAL: "1/i",
-            K.DISC_NONE: "1"}[dflag]
+            K.DISC_NONE: "1", K.DISC_LN: "1/ln(i+1)"}[dflag]
 
 
 def _gain_name(gflag: int) -> str:
@@ -211,7 +211,8 @@ def _worked(m: RankingMetric, g: np.ndarray, rel: np.ndarray, grade: np.ndarray,
         ideal_table = None
         if kind == K.NDCG:
             src = igrade
-            icut = min(nominal if m.k else len(src), len(src))
+            uncut = m.k is None or getattr(m, "ideal", "truth") == "truth_uncut"
+            icut = len(src) if uncut else min(nominal, len(src))
             ideal_table = _dcg_table(src[:icut], src[:icut] > 0, src[:icut], gflag, dflag, prm)
             label = "max" if isinstance(m, RankScore) else f"IDCG{at}"
             lines.append(_sum_line(label, ideal_table["contribution"], den))

@@ -46,15 +46,16 @@ __all__ = [
 PRECISION, RECALL, FBETA, HIT, RR, AP, DCG, NDCG = 0, 1, 2, 3, 4, 5, 6, 7
 # gains
 GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY = 0, 1, 2
-# discounts: 1/log2(i+1), 1/max(1, log2 i), 2^(-(i-1)/param), 1/i, 1
-DISC_LOG2, DISC_BREESE, DISC_HALFLIFE, DISC_RECIPROCAL, DISC_NONE = 0, 1, 2, 3, 4
+# discounts: 1/log2(i+1), 1/max(1, log2 i), 2^(-(i-1)/param), 1/i, 1, 1/ln(i+1)
+DISC_LOG2, DISC_BREESE, DISC_HALFLIFE, DISC_RECIPROCAL, DISC_NONE, DISC_LN = 0, 1, 2, 3, 4, 5
 # AP denominators: min(k, |R|), |R|, hits@k, min(|R|, list length within k), k
 AP_MIN_K_RELEVANT, AP_RELEVANT, AP_HITS, AP_MIN_RELEVANT_LIST, AP_K = 0, 1, 2, 3, 4
 # precision denominators: k, list length within k; recall denominators: |R|, min(k, |R|)
 P_K, P_LIST = 0, 1
 R_RELEVANT, R_MIN_K_RELEVANT = 0, 1
 # ideal of nDCG
-IDEAL_TRUTH, IDEAL_LIST = 0, 1
+# ideal of nDCG: all relevant cut at k, the list reordered, all relevant not cut
+IDEAL_TRUTH, IDEAL_LIST, IDEAL_TRUTH_UNCUT = 0, 1, 2
 
 # Above this grade the exponential gain 2^g - 1 is computed relative to 2^(gmax - EXP_MAX) so
 # that nDCG stays exact instead of overflowing; CG/DCG (unnormalised) are refused upstream.
@@ -72,6 +73,8 @@ def discount(rank: int, flag: int, param: float) -> float:
         return 2.0 ** (-(rank - 1.0) / param)
     if flag == DISC_RECIPROCAL:
         return 1.0 / rank
+    if flag == DISC_LN:
+        return 1.0 / math.log(rank + 1.0)
     return 1.0
 
 
@@ -369,8 +372,8 @@ def _user(u: int, starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: 
             num[u, m] = total
             if kd == DCG:
                 den[u, m] = 1.0
-            elif variant[m] == IDEAL_TRUTH:
-                icut = k if k > 0 else iends[u] - istarts[u]
+            elif variant[m] != IDEAL_LIST:
+                icut = k if k > 0 and variant[m] == IDEAL_TRUTH else iends[u] - istarts[u]
                 den[u, m] = _ideal_dcg(igrade, istarts[u], iends[u], icut, gflag[m],
                                        dflag[m], param[m], shift)
             else:

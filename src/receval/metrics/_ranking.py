@@ -31,7 +31,8 @@ __all__ = [
 ]
 
 _GAINS = {"linear": K.GAIN_LINEAR, "exponential": K.GAIN_EXPONENTIAL, "binary": K.GAIN_BINARY}
-_DISCOUNTS = {"log2": K.DISC_LOG2, "breese": K.DISC_BREESE}
+_DISCOUNTS = {"log2": K.DISC_LOG2, "breese": K.DISC_BREESE, "ln": K.DISC_LN}
+_IDEALS = {"truth": K.IDEAL_TRUTH, "list": K.IDEAL_LIST, "truth_uncut": K.IDEAL_TRUTH_UNCUT}
 
 
 def _gain() -> Any:
@@ -40,8 +41,8 @@ def _gain() -> Any:
 
 
 def _discount() -> Any:
-    return param("log2", "discount of rank i: 1/log2(i+1), or 1/max(1, log2 i) (Breese)",
-                 options=tuple(_DISCOUNTS))
+    return param("log2", "discount of rank i: 1/log2(i+1), 1/max(1, log2 i) (Breese), or "
+                 "1/ln(i+1)", options=tuple(_DISCOUNTS))
 
 
 def _ties() -> Any:
@@ -272,7 +273,8 @@ class DCG(RankingMetric):
     .. math:: DCG@k = \sum_{i \le k} g_i \, d(i)
 
     with ``g_i`` = grade (``linear``), ``2^grade - 1`` (``exponential``) or 1 (``binary``),
-    and ``d(i) = 1/log2(i+1)`` (``log2``) or ``1/max(1, log2 i)`` (``breese``).
+    and ``d(i) = 1/log2(i+1)`` (``log2``), ``1/max(1, log2 i)`` (``breese``) or
+    ``1/ln(i+1)`` (``ln``: Microsoft Recommenders, Spark; the same nDCG as ``log2``).
     """
 
     name = "dcg"
@@ -298,8 +300,9 @@ class NDCG(RankingMetric):
 
     ``IDCG@k`` is the DCG of the ideal order: with ``ideal='truth'`` all of the user's
     relevant items by decreasing grade, cut at k (without ``@k``: not cut); with
-    ``ideal='list'`` the recommended list itself reordered by decreasing grade, cut at k.
-    Gains and discounts as in :class:`DCG`.
+    ``ideal='list'`` the recommended list itself reordered by decreasing grade, cut at k; with
+    ``ideal='truth_uncut'`` all relevant items, never cut (RecSys2019_DL's nDCG@k). Gains and
+    discounts as in :class:`DCG`.
     """
 
     name = "ndcg"
@@ -310,15 +313,15 @@ class NDCG(RankingMetric):
     kernel_kind = K.NDCG
     gain: str = _gain()
     discount: str = _discount()
-    ideal: str = param("truth", "ideal order: all relevant items, or the list reordered",
-                       options=("truth", "list"))
+    ideal: str = param("truth", "ideal order: all relevant items cut at k, the list "
+                       "reordered, or all relevant items not cut", options=tuple(_IDEALS))
     ties: str | None = _ties()
     aggregation: str = _aggregation("macro", "micro")
 
     def request(self) -> tuple[int, int, int, int, int, float]:
         """nDCG with its gain, discount and ideal."""
         return (K.NDCG, self.k or 0, _GAINS[self.gain], _DISCOUNTS[self.discount],
-                K.IDEAL_TRUTH if self.ideal == "truth" else K.IDEAL_LIST, 0.0)
+                _IDEALS[self.ideal], 0.0)
 
 
 @register("half_life_utility", "hlu", "rankscore", "breese")
