@@ -1023,6 +1023,18 @@ def truth_csv(tmp_path: Path) -> Path:
     return path
 
 
+def _malformed_case(tmp_path: Path, truth_csv: Path, name: str, text: str
+                    ) -> tuple[Path, Path]:
+    """Write a malformed recs file; a TREC run gets a qrels truth, the others the CSV one."""
+    path = tmp_path / name
+    path.write_text(text)
+    if not name.endswith(".run"):
+        return path, truth_csv
+    truth = tmp_path / "t.qrels"
+    truth.write_text("u 0 a 1\n")
+    return path, truth
+
+
 @pytest.mark.parametrize(("name", "text", "line"), [
     ("recs.csv", "user,item,score\nu,a,1.0\nu,b,2.0,7,8\n", 3),
     ("recs.tsv", "user\titem\tscore\nu\ta\t1.0\nu\tb\t2.0\t7\n", 3),
@@ -1030,12 +1042,7 @@ def truth_csv(tmp_path: Path) -> Path:
 ])
 def test_u_malformed_text_file_extra_fields(tmp_path: Path, truth_csv: Path, name: str,
                                             text: str, line: int) -> None:
-    path = tmp_path / name
-    path.write_text(text)
-    truth = truth_csv
-    if name.endswith(".run"):
-        truth = tmp_path / "t.qrels"
-        truth.write_text("u 0 a 1\n")
+    path, truth = _malformed_case(tmp_path, truth_csv, name, text)
     with pytest.raises(SchemaError, match=rf"{re.escape(name)}.*line {line}") as info:
         rv.evaluate(str(path), str(truth), ["mrr"])
     assert any(name in str(x) for x in info.value.examples)
@@ -1047,12 +1054,7 @@ def test_u_malformed_text_file_extra_fields(tmp_path: Path, truth_csv: Path, nam
 ])
 def test_u_malformed_text_file_missing_fields(tmp_path: Path, truth_csv: Path, name: str,
                                               text: str, line: int) -> None:
-    path = tmp_path / name
-    path.write_text(text)
-    truth = truth_csv
-    if name.endswith(".run"):
-        truth = tmp_path / "t.qrels"
-        truth.write_text("u 0 a 1\n")
+    path, truth = _malformed_case(tmp_path, truth_csv, name, text)
     with pytest.raises(SchemaError, match=rf"{re.escape(name)}.*line {line}"):
         rv.evaluate(str(path), str(truth), ["mrr"])
 
