@@ -341,9 +341,8 @@ def _recommended_items(data: Interactions, metric: ItemCoverage, ties: str) -> n
 # -- merging -----------------------------------------------------------------------------------
 def _per_user(metric: Metric, num: np.ndarray, den: np.ndarray) -> _Values:
     """Per-user values (NaN where undefined), and for a micro average the per-user terms."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(den > 0, num / np.where(den > 0, den, 1.0),
-                         0.0 if metric.undefined_is_zero else np.nan)
+    ratio = np.full(len(num), 0.0 if metric.undefined_is_zero else np.nan)
+    np.divide(num, den, out=ratio, where=den > 0)
     if metric.aggregation_mode == "micro":
         return metric.finalize(ratio), num.copy(), den.copy()
     return metric.finalize(ratio), None, None

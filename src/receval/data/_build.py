@@ -260,7 +260,9 @@ def _sorted_pairs(user: np.ndarray, item: np.ndarray, *, strict: bool) -> bool:
 
 def _offsets(sorted_codes: np.ndarray, n: int) -> np.ndarray:
     """Group boundaries of sorted codes ``0..n-1`` (binary search: O(n log rows))."""
-    return np.searchsorted(sorted_codes, np.arange(n + 1), side="left").astype(np.int64)
+    # bounds of the codes' own dtype: a mismatch would make numpy cast (copy) every code
+    bounds = np.arange(n + 1, dtype=sorted_codes.dtype if len(sorted_codes) else np.int64)
+    return np.searchsorted(sorted_codes, bounds, side="left").astype(np.int64)
 
 
 def _tie_blocks(s_user: np.ndarray, s_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
