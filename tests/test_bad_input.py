@@ -446,10 +446,10 @@ def test_i_relevance_threshold() -> None:
     assert ev.settings["relevance_threshold"] == 2
 
 
-@pytest.mark.parametrize("threshold", [0, -1, math.nan, "2", True])
+@pytest.mark.parametrize("threshold", [-0.5, -1, math.nan, "2", True])
 def test_i_invalid_relevance_threshold(threshold: Any) -> None:
     with pytest.raises(InvalidParameterError, match=r"relevance_threshold must be a number "
-                       r"> 0") as info:
+                       r">= 0") as info:
         rv.evaluate(RECS_F, TRUTH_F, ["mrr"], relevance_threshold=threshold)
     assert info.value.parameter == "relevance_threshold"
 
@@ -870,7 +870,7 @@ def test_r_missing_predictions_skip_drops_users_without_pairs() -> None:
     assert close(ev["mae"], 1.5)
 
 
-@pytest.mark.parametrize("value", ["mean", math.nan, math.inf, True, None])
+@pytest.mark.parametrize("value", ["mean", math.nan, math.inf, True, "none"])
 def test_r_invalid_missing_predictions(value: Any) -> None:
     with pytest.raises(InvalidParameterError, match=r"missing_predictions must be one of") \
             as info:
@@ -1125,14 +1125,15 @@ def test_v_unknown_metric_parameter() -> None:
 
 def test_v_bad_parameter_value() -> None:
     with pytest.raises(InvalidParameterError, match=r"the 'gain' parameter of NDCG must be one "
-                       r"of 'linear', 'exponential', 'binary'; got 'expo'") as info:
+                       r"of 'linear', 'exponential', 'binary', 'shifted_exponential'; "
+                       r"got 'expo'") as info:
         rv.metrics.parse("ndcg(gain=expo)@10")
     assert info.value.parameter == "gain"
     assert not isinstance(info.value, UnknownMetricError)
 
 
 @pytest.mark.parametrize(("kwargs", "parameter"), [
-    ({"convention": "ranx"}, "convention"), ({"missing_recs": "drop"}, "missing_recs"),
+    ({"convention": "ranks"}, "convention"), ({"missing_recs": "drop"}, "missing_recs"),
     ({"recs_without_truth": "skip"}, "recs_without_truth"),
 ])
 def test_v_bad_evaluate_parameters(kwargs: dict[str, Any], parameter: str) -> None:

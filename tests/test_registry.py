@@ -100,7 +100,8 @@ def test_metrics_are_frozen_and_hashable():
 
 def test_available_describes_parameters():
     info = {i.name: i for i in rv.metrics.available()}
-    assert info["ndcg"].parameters["gain"]["options"] == ("linear", "exponential", "binary")
+    assert info["ndcg"].parameters["gain"]["options"] == ("linear", "exponential", "binary",
+                                                          "shifted_exponential")
     assert "map" in info["ap"].aliases
     assert info["rmse"].higher_is_better is False
 

@@ -23,6 +23,7 @@ from receval._columns import Columns
 from receval._kernels import ranking as RK
 from receval._kernels import rating as QK
 from receval._result import EvaluationResult, MetricSummary, UserAccounting
+from receval.conventions import Convention
 from receval.data import InputTable, Interactions, RankedLists, prepare, recs_table, truth_table
 from receval.data._encode import cast_ids, lookalike_ids
 from receval.exceptions import (
@@ -62,8 +63,13 @@ class Options:
     id_cast: str | None
     strict: bool
     catalog: Sequence[Any] | None
-    convention: str | None
+    convention: Convention | None
+    overrides: dict[str, Any] = field(default_factory=dict)  # settings set over a convention
     fill_value: float | None = None  # resolved "global_mean" when computed outside a partition
+
+    def missing_recs(self, metric: Metric) -> str:
+        """The missing-recommendations policy of one metric (its own, or the call's)."""
+        return str(getattr(metric, "missing_recs", None) or self.policies["missing_recs"])
 
     def of(self, family: type[Metric]) -> list[tuple[str, Any]]:
         """The requested metrics of one family, with the text they were asked as."""
@@ -91,6 +97,7 @@ class Partial:
     rating_users: pd.Index
     values: dict[str, _Values]  # per-user values; per-user num and den for micro metrics
     ties: dict[str, tuple[str, int]]
+    excluded: dict[str, int]  # users left out of one metric by its own missing_recs
     rating_metrics: dict[str, Metric]
     groups: dict[str, pd.Index]
     counts: dict[str, int]
@@ -128,6 +135,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     """
     rt = _cast(recs_table(recs, opts.columns), opts.id_cast)
     tt = _cast(truth_table(truth, opts.columns), opts.id_cast)
+    if opts.policies["score_precision"] == "float32" and rt.score is not None:
+        rt = dataclasses.replace(rt, score=rt.score.astype(np.float32).astype(np.float64))
     if len(rt) == 0 and not part_of_whole:
         raise EmptyInputError("recs is empty: there are no recommendations to evaluate",
                               parameter="recs")
@@ -135,6 +144,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
                    duplicates=opts.policies["duplicates"],
                    negative_grades=opts.policies["negative_grades"],
                    allow_empty=part_of_whole)
+    if opts.policies["truth_scope"] == "recommended":
+        data = dataclasses.replace(data, t_rel=data.t_rel & data.in_recommendations())
     notes: list[_Note] = []
     for role, uniques, a, b in (("user", data.user_ids, data.r_user, data.t_user),
                                 ("item", data.item_ids, data.r_item, data.t_item)):
@@ -149,9 +160,14 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     ids = data.user_ids
     values: dict[str, _Values] = {}
     ties: dict[str, tuple[str, int]] = {}
+    excluded: dict[str, int] = {}
     ranking = opts.of(RankingMetric)
     if ranking and len(codes):
         _run_ranking(data, ranking, codes, opts, values, ties, notes)
+        in_recs = data.recs_count()[codes] > 0
+        for _, metric in ranking:
+            if opts.missing_recs(metric) == "skip" and not in_recs.all():
+                excluded[metric.label] = _exclude(values, metric.label, ~in_recs)
     rating_codes = np.empty(0, dtype=np.int64)
     rating_metrics: dict[str, Metric] = {}
     if opts.of(RatingMetric):
@@ -163,7 +179,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
                                            & (data.recs_count() > 0)).sum())
     return Partial(
         ranking_users=ids[codes], rating_users=ids[rating_codes],
-        values=values, ties=ties, rating_metrics=rating_metrics, groups=groups,
+        values=values, ties=ties, excluded=excluded, rating_metrics=rating_metrics,
+        groups=groups,
         counts=counts | data.notes, recommended=recommended, items=data.item_ids,
         notes=notes, columns={**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}})
 
@@ -205,11 +222,18 @@ def _account(data: Interactions, opts: Options, notes: list[_Note]
                   "metrics (no_relevant='skip'), e.g. {examples}", len(no_rel), ex(no_rel),
                   opts.strict)
     skipped_missing = missing[:0]
-    if pol["missing_recs"] == "skip":
+    ranking = opts.of(RankingMetric)
+    if all(opts.missing_recs(m) == "skip" for _, m in ranking) and (
+            ranking or pol["missing_recs"] == "skip"):
         skipped_missing = np.flatnonzero(evaluable & ~in_recs)
         evaluable &= in_recs
+    scored_extra = pol["recs_without_truth"] == "zero"
+    if scored_extra:
+        evaluable[extra] = True
     groups = {"no_relevant": ids[no_rel], "missing_recs": ids[missing],
-              "recs_without_truth": ids[extra], "skipped_no_relevant": ids[skipped_no_rel],
+              "recs_without_truth": ids[extra[:0] if scored_extra else extra],
+              "recs_without_truth_scored": ids[extra if scored_extra else extra[:0]],
+              "skipped_no_relevant": ids[skipped_no_rel],
               "skipped_missing_recs": ids[skipped_missing]}
     counts = {"n_users": data.n_users, "n_truth": int(in_truth.sum()),
               "n_recs": int(in_recs.sum())}
@@ -235,11 +259,12 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
                  codes: np.ndarray, opts: Options,
                  values: dict[str, _Values],
                  ties: dict[str, tuple[str, int]], notes: list[_Note]) -> None:
-    groups: dict[str, list[RankingMetric]] = {}
+    groups: dict[tuple[str, str, bool], list[RankingMetric]] = {}
     for _, metric in specs:
-        groups.setdefault(metric.tie_policy or opts.ties, []).append(metric)
-    for policy, group in groups.items():
-        lists = data.ranked(codes, policy)
+        groups.setdefault((metric.tie_policy or opts.ties, *metric.grade_mode),
+                          []).append(metric)
+    for (policy, grades, shifted), group in groups.items():
+        lists = data.ranked(codes, policy, **_grade_arrays(data, grades, shifted, opts))
         req = np.array([m.request() for m in group], dtype=np.float64)
         num = np.zeros((lists.n_users, len(group)))
         den = np.zeros((lists.n_users, len(group)))
@@ -271,6 +296,26 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
             values[metric.label] = _per_user(metric, num[:, j], den[:, j])
             n_straddle = len(straddle.get(metric.k, [])) if metric.k else 0
             ties[metric.label] = (policy, n_straddle)
+
+
+def _grade_arrays(data: Interactions, grades: str, shifted: bool, opts: Options
+                  ) -> dict[str, Any]:
+    """Which truth rows give gains, and the grade shift, for a group of DCG-family metrics.
+
+    ``judged``: every row with a positive grade (trec_eval), within the truth scope.
+    ``shifted``: grades minus ``t - 1`` (Elliot's ``2^(g - t + 1) - 1``; ``t = 1`` without a
+    threshold).
+    """
+    out: dict[str, Any] = {}
+    if grades == "judged":
+        relevant = data.t_grade > 0
+        if opts.policies["truth_scope"] == "recommended":
+            relevant &= data.in_recommendations()
+        out["relevant"] = relevant
+    if shifted:
+        t = opts.relevance_threshold
+        out["grade_shift"] = (1.0 if t is None else t) - 1.0
+    return out
 
 
 def _run_rating(data: Interactions, opts: Options,
@@ -338,6 +383,16 @@ def _recommended_items(data: Interactions, metric: ItemCoverage, ties: str) -> n
     return np.asarray(data.item_ids[np.unique(lists.item[pos])])
 
 
+def _exclude(values: dict[str, _Values], label: str, drop: np.ndarray) -> int:
+    """Leave some users out of one metric: NaN per-user value, nothing in micro sums."""
+    per_user, num, den = values[label]
+    per_user[drop] = np.nan
+    if num is not None and den is not None:
+        num[drop] = 0.0
+        den[drop] = 0.0
+    return int(drop.sum())
+
+
 # -- merging -----------------------------------------------------------------------------------
 def _per_user(metric: Metric, num: np.ndarray, den: np.ndarray) -> _Values:
     """Per-user values (NaN where undefined), and for a micro average the per-user terms."""
@@ -402,7 +457,8 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
               for k in {k for p in partials for k in p.counts}}
     groups = {k: _concat(p.groups.get(k, pd.Index([])) for p in partials)
               for k in ("no_relevant", "missing_recs", "recs_without_truth",
-                        "skipped_no_relevant", "skipped_missing_recs", "rating_skipped")}
+                        "recs_without_truth_scored", "skipped_no_relevant",
+                        "skipped_missing_recs", "rating_skipped")}
     ranking_users, r_order = _user_order(_concat(p.ranking_users for p in partials))
     rating_users, q_order = _user_order(_concat(p.rating_users for p in partials))
     if ranking and len(ranking_users) == 0:
@@ -428,8 +484,10 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
         if isinstance(metric, RankingMetric):
             policy = next((p.ties[label][0] for p in partials if label in p.ties), opts.ties)
             straddle = sum(p.ties.get(label, ("", 0))[1] for p in partials)
+            n_out = sum(p.excluded.get(label, 0) for p in partials)
             summaries[label] = MetricSummary(metric, value, metric.aggregation_mode,
-                                             len(evaluated), n_undef, policy, straddle)
+                                             len(evaluated) - n_out, n_undef - n_out, policy,
+                                             straddle, n_out)
             continue
         micro = metric.aggregation_mode == "micro"  # pooled sums: nobody is left out
         if n_undef and not micro:
@@ -452,19 +510,33 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
         skipped_no_relevant=groups["skipped_no_relevant"],
         skipped_missing_recs=groups["skipped_missing_recs"],
         recs_without_truth=groups["recs_without_truth"], no_relevant=groups["no_relevant"],
+        recs_without_truth_scored=groups["recs_without_truth_scored"],
         missing_recs=groups["missing_recs"], rating_evaluated=rating_users,
         rating_skipped=groups["rating_skipped"],
         n_missing_predictions=counts.get("missing_predictions", 0),
         policies=dict(opts.policies))
-    settings = {"convention": opts.convention, "relevance_threshold": opts.relevance_threshold,
+    conv = opts.convention
+    settings = {"convention": conv.name if conv is not None else None,
+                "convention_overrides": dict(opts.overrides),
+                "relevance_threshold": opts.relevance_threshold,
                 "ties": opts.ties, **opts.policies, "id_cast": opts.id_cast,
                 "strict": opts.strict,
                 "recs_duplicates_dropped": counts.get("recs_duplicates_dropped", 0),
                 "truth_duplicates_dropped": counts.get("truth_duplicates_dropped", 0),
-                "partitions": len(partials), "columns": partials[0].columns}
+                "partitions": len(partials), "columns": partials[0].columns,
+                "metrics": {m.label: _variant(m, conv) for _, m in specs}}
     return EvaluationResult(tuple(m for _, m in specs),
                             {label: summaries[label] for label in order}, frame, users,
                             settings, {text: m.label for text, m in specs})
+
+
+def _variant(metric: Metric, conv: Convention | None) -> dict[str, Any]:
+    """Every parameter of a metric, and the library's name for it under the convention."""
+    out: dict[str, Any] = {"name": metric.name, "k": metric.k}
+    out.update({f.name: getattr(metric, f.name) for f in metric.parameters()})
+    if conv is not None:
+        out["library_name"] = conv.library_name(metric)
+    return out
 
 
 def _global(metric: Metric, partials: Sequence[Partial], counts: dict[str, int],

@@ -9,9 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from receval import conventions
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge
 from receval._result import EvaluationResult
+from receval.conventions import Convention
 from receval.data._buckets import (
     ROWS_PER_BUCKET,
     is_parquet_source,
@@ -28,7 +30,9 @@ __all__ = ["evaluate", "make_options"]
 _POLICIES = {
     "no_relevant": ("skip", "zero", "error"),
     "missing_recs": ("zero", "skip", "error"),
-    "recs_without_truth": ("ignore", "error"),
+    "recs_without_truth": ("ignore", "zero", "error"),
+    "truth_scope": ("all", "recommended"),
+    "score_precision": ("float64", "float32"),
 }
 
 
@@ -40,14 +44,15 @@ def _choice(name: str, value: Any, options: Sequence[str]) -> str:
     return str(value)
 
 
-def _parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[tuple[str, Metric]]:
+def _parse_metrics(metrics: str | Metric | Iterable[str | Metric],
+                   convention: Convention | None = None) -> list[tuple[str, Metric]]:
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if not items:
         raise InvalidParameterError("metrics is empty: name at least one metric, e.g. "
                                     "['ndcg@10', 'map@10']", parameter="metrics")
     out, seen = [], set()
     for item in items:
-        metric = parse(item)
+        metric = parse(item) if convention is None else convention.metric(item)
         if metric.label not in seen:
             seen.add(metric.label)
             out.append((item if isinstance(item, str) else metric.label, metric))
@@ -59,14 +64,16 @@ def evaluate(
     truth: Any,
     metrics: str | Metric | Iterable[str | Metric],
     *,
-    convention: str | None = None,
+    convention: str | Convention | None = None,
     relevance_threshold: float | None = None,
     columns: Columns | dict[str, str] | None = None,
-    ties: str = "stable",
-    no_relevant: str = "skip",
-    missing_recs: str = "zero",
-    recs_without_truth: str = "ignore",
-    missing_predictions: str | float = "error",
+    ties: str | None = None,
+    no_relevant: str | None = None,
+    missing_recs: str | None = None,
+    recs_without_truth: str | None = None,
+    missing_predictions: str | float | None = None,
+    truth_scope: str | None = None,
+    score_precision: str | None = None,
     catalog: Iterable[Any] | None = None,
     duplicates: str = "error",
     negative_grades: str = "error",
@@ -88,29 +95,48 @@ def evaluate(
     metrics : str, Metric or list of them
         Metric names in the grammar ``name[(param=value, ...)][@k]``, e.g. ``"ndcg@10"``,
         ``"ap(denominator=relevant)@10"``, ``"rmse"``.
-    convention : str, optional
-        Reproduce another library's variants (reserved; only ``None`` in this version).
+    convention : str or Convention, optional
+        Reproduce another library's numbers: ``"trec_eval"``, ``"ranx"``, ``"sklearn"``,
+        ``"recbole"``, ``"ms_recommenders"``, ``"lenskit"``, ``"replay"``,
+        ``"torchmetrics"``, ``"evidently"``, ``"elliot"`` or ``"cornac"``
+        (:func:`receval.conventions.table` shows what each sets). Metric names are read in
+        the convention (parameters written in a name still win), and every setting below
+        that is left at ``None`` takes the convention's value. The result records the
+        convention, each metric's variant and the library's name for it.
     relevance_threshold : float, optional
-        A truth row is relevant when its grade is ``>=`` this; by default every row with a
-        positive grade (every row when there is no grade). Relevant items keep their grade
-        as gain for graded metrics; the others have gain 0.
+        A truth row is relevant when its grade is ``>=`` this; by default the convention's
+        level, or every row with a positive grade (every row when there is no grade).
+        Relevant items keep their grade as gain for graded metrics; the others have gain 0.
     columns : Columns or dict, optional
         Column names by role, when they are not the defaults or their aliases.
-    ties : {"stable", "item", "item_desc", "optimistic", "pessimistic", "expected"}
-        Order of items with equal scores: input order, ascending or descending item id
-        (``item_desc`` with string ids is trec_eval's order), relevant first, relevant last, or
-        the exact mean over all orders of each tied block. A metric's own ``ties=`` parameter
-        overrides it.
-    no_relevant : {"skip", "zero", "error"}
-        Truth users without a relevant item: left out of ranking means (counted), scored 0,
+    ties : {"stable", "item", "item_desc", "item_str_desc", "optimistic", "pessimistic", \
+"expected"}, optional
+        Order of items with equal scores (default ``"stable"``): input order, ascending or
+        descending item id, descending id as text (trec_eval's docno order), relevant first,
+        relevant last, or the exact mean over all orders of each tied block. A metric's own
+        ``ties=`` parameter overrides it.
+    no_relevant : {"skip", "zero", "error"}, optional
+        Truth users without a relevant item (default ``"skip"``): left out of ranking means
+        (counted), scored 0, or an error.
+    missing_recs : {"zero", "skip", "error"}, optional
+        Truth users without recommendations (default ``"zero"``): scored 0 (counted), left
+        out, or an error. A ranking metric's own ``missing_recs=`` parameter overrides it.
+    recs_without_truth : {"ignore", "zero", "error"}, optional
+        Users with recommendations and no truth row (default ``"ignore"``): left out
+        (counted), scored 0 like a user with no relevant item (torchmetrics, scikit-learn),
         or an error.
-    missing_recs : {"zero", "skip", "error"}
-        Truth users without recommendations: scored 0 (counted), left out, or an error.
-    recs_without_truth : {"ignore", "error"}
-        Users with recommendations and no truth row: ignored (counted), or an error.
-    missing_predictions : {"error", "skip", "global_mean"} or float
-        Truth ratings without a predicted rating, for rating metrics: an error, left out
-        (the common subset, counted), or filled with the mean truth rating or a value.
+    missing_predictions : {"error", "skip", "global_mean"} or float, optional
+        Truth ratings without a predicted rating, for rating metrics (default ``"error"``):
+        an error, left out (the common subset, counted), or filled with the mean truth
+        rating or a value.
+    truth_scope : {"all", "recommended"}, optional
+        Which truth rows count (default ``"all"``): every row, or only those of items in the
+        user's recommendations, as in libraries whose input is the recommended rows with a
+        target column (torchmetrics, Evidently): recall, AP's |R| and the nDCG ideal then
+        count the relevant items that were recommended.
+    score_precision : {"float64", "float32"}, optional
+        Round scores to float32 first (default ``"float64"``: as given), as libraries that
+        read them in single precision do (trec_eval, torchmetrics); this can create ties.
     catalog : iterable, optional
         The item catalog for item coverage; by default every item of both tables.
     duplicates : {"error", "first", "best"}
@@ -148,6 +174,7 @@ def evaluate(
         metrics, convention=convention, relevance_threshold=relevance_threshold,
         columns=columns, ties=ties, no_relevant=no_relevant, missing_recs=missing_recs,
         recs_without_truth=recs_without_truth, missing_predictions=missing_predictions,
+        truth_scope=truth_scope, score_precision=score_precision,
         catalog=catalog, duplicates=duplicates, negative_grades=negative_grades,
         id_cast=id_cast, strict=strict)
     if is_parquet_source(recs) and is_parquet_source(truth):
@@ -201,21 +228,33 @@ def _evaluate_buckets(recs: Any, truth: Any, opts: Options, buckets: int | str,
 
 
 def make_options(
-    metrics: str | Metric | Iterable[str | Metric], *, convention: str | None,
-    relevance_threshold: float | None, columns: Columns | dict[str, str] | None, ties: str,
-    no_relevant: str, missing_recs: str, recs_without_truth: str,
-    missing_predictions: str | float, catalog: Iterable[Any] | None, duplicates: str,
-    negative_grades: str, id_cast: str | None, strict: bool,
+    metrics: str | Metric | Iterable[str | Metric], *, convention: str | Convention | None,
+    relevance_threshold: float | None, columns: Columns | dict[str, str] | None,
+    ties: str | None, no_relevant: str | None, missing_recs: str | None,
+    recs_without_truth: str | None, missing_predictions: str | float | None,
+    catalog: Iterable[Any] | None, duplicates: str, negative_grades: str, id_cast: str | None,
+    strict: bool, truth_scope: str | None = None, score_precision: str | None = None,
 ) -> Options:
-    """Validate every option of :func:`evaluate` once, before reading any data."""
-    specs = _parse_metrics(metrics)
-    if convention is not None:
-        raise InvalidParameterError(
-            f"unknown convention {convention!r}: conventions arrive in a later version; use "
-            f"metric parameters for now", parameter="convention", examples=[convention])
-    pol: dict[str, Any] = {name: _choice(name, value, _POLICIES[name]) for name, value in
-                           (("no_relevant", no_relevant), ("missing_recs", missing_recs),
-                            ("recs_without_truth", recs_without_truth))}
+    """Validate every option of :func:`evaluate` once, before reading any data.
+
+    A setting left at ``None`` takes the convention's value, or receval's default.
+    """
+    conv = None if convention is None else conventions.get(convention)
+    specs = _parse_metrics(metrics, conv)
+    given = {"ties": ties, "no_relevant": no_relevant, "missing_recs": missing_recs,
+             "recs_without_truth": recs_without_truth,
+             "missing_predictions": missing_predictions,
+             "relevance_threshold": relevance_threshold, "truth_scope": truth_scope,
+             "score_precision": score_precision}
+    base = conv.all_settings() if conv is not None else dict(conventions.DEFAULTS)
+    resolved = {name: base[name] if value is None else value for name, value in given.items()}
+    overrides = {name: value for name, value in given.items()
+                 if value is not None and conv is not None and value != base[name]}
+    threshold: Any = resolved["relevance_threshold"]
+    missing_predictions = resolved["missing_predictions"]
+    pol: dict[str, Any] = {name: _choice(name, resolved[name], _POLICIES[name]) for name in
+                           ("no_relevant", "missing_recs", "recs_without_truth",
+                            "truth_scope", "score_precision")}
     if not (isinstance(missing_predictions, (int, float)) and not isinstance(
             missing_predictions, bool) and np.isfinite(missing_predictions)):
         _choice("missing_predictions", missing_predictions, ("error", "skip", "global_mean"))
@@ -225,18 +264,17 @@ def make_options(
     if id_cast not in ID_CASTS:
         raise InvalidParameterError(f"id_cast must be None, 'str' or 'int'; got {id_cast!r}",
                                     parameter="id_cast", examples=[id_cast])
-    if relevance_threshold is not None and not (
-            isinstance(relevance_threshold, (int, float))
-            and not isinstance(relevance_threshold, bool) and relevance_threshold > 0):
+    if threshold is not None and not (
+            isinstance(threshold, (int, float))
+            and not isinstance(threshold, bool) and threshold >= 0):
         raise InvalidParameterError(
-            f"relevance_threshold must be a number > 0 (grades below it are not relevant), "
-            f"got {relevance_threshold!r}", parameter="relevance_threshold",
-            examples=[relevance_threshold])
+            f"relevance_threshold must be a number >= 0 (grades below it are not relevant), "
+            f"got {threshold!r}", parameter="relevance_threshold", examples=[threshold])
     return Options(
         specs=tuple(specs), columns=Columns.coerce(columns),
-        ties=_choice("ties", ties, TIE_POLICIES), policies=pol,
-        relevance_threshold=relevance_threshold, id_cast=id_cast, strict=bool(strict),
-        catalog=_catalog(catalog), convention=convention)
+        ties=_choice("ties", resolved["ties"], TIE_POLICIES), policies=pol,
+        relevance_threshold=threshold, id_cast=id_cast, strict=bool(strict),
+        catalog=_catalog(catalog), convention=conv, overrides=overrides)
 
 
 def _catalog(catalog: Iterable[Any] | None) -> list[Any] | None:

@@ -36,7 +36,8 @@ class UserAccounting:
     skipped_missing_recs : pandas.Index
         Truth users without recommendations, left out (``missing_recs='skip'``).
     recs_without_truth : pandas.Index
-        Users with recommendations but no truth row (never evaluated).
+        Users with recommendations but no truth row, left out
+        (``recs_without_truth='ignore'``).
     no_relevant : pandas.Index
         All truth users without a relevant item, whatever the policy.
     missing_recs : pandas.Index
@@ -49,6 +50,9 @@ class UserAccounting:
         Truth ratings without a predicted rating.
     policies : dict
         The policy applied to each case.
+    recs_without_truth_scored : pandas.Index
+        Users with recommendations but no truth row, scored 0 and counted in ``evaluated``
+        (``recs_without_truth='zero'``).
     """
 
     n_users: int
@@ -64,6 +68,7 @@ class UserAccounting:
     rating_skipped: pd.Index
     n_missing_predictions: int
     policies: dict[str, Any]
+    recs_without_truth_scored: pd.Index = field(default_factory=lambda: pd.Index([]))
 
     @property
     def n_evaluated(self) -> int:
@@ -79,7 +84,8 @@ class UserAccounting:
              f"no_relevant={p['no_relevant']!r}"),
             ("no recommendations", len(self.missing_recs),
              f"missing_recs={p['missing_recs']!r}"),
-            ("recommendations without truth", len(self.recs_without_truth),
+            ("recommendations without truth",
+             len(self.recs_without_truth) + len(self.recs_without_truth_scored),
              f"recs_without_truth={p['recs_without_truth']!r}"),
         ]
         if len(self.rating_evaluated) or self.n_missing_predictions:
@@ -98,6 +104,7 @@ class UserAccounting:
             "skipped_no_relevant": len(self.skipped_no_relevant),
             "skipped_missing_recs": len(self.skipped_missing_recs),
             "recs_without_truth": len(self.recs_without_truth),
+            "recs_without_truth_scored": len(self.recs_without_truth_scored),
             "no_relevant": len(self.no_relevant), "missing_recs": len(self.missing_recs),
             "rating_evaluated": len(self.rating_evaluated),
             "rating_skipped": len(self.rating_skipped),
@@ -123,6 +130,8 @@ class MetricSummary:
     n_undefined: int = 0
     ties: str | None = None
     n_ties_at_cutoff: int = 0
+    n_excluded: int = 0
+    """Evaluated users left out of this metric by its own ``missing_recs='skip'``."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from receval._kernels._jit import n_chunks, njit, prange, use_parallel
 
 __all__ = [
     "AP",
+    "AP_ALL_POSITIONS",
     "DCG",
     "DISC_BREESE",
     "DISC_HALFLIFE",
@@ -48,8 +49,10 @@ PRECISION, RECALL, FBETA, HIT, RR, AP, DCG, NDCG = 0, 1, 2, 3, 4, 5, 6, 7
 GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY = 0, 1, 2
 # discounts: 1/log2(i+1), 1/max(1, log2 i), 2^(-(i-1)/param), 1/i, 1, 1/ln(i+1)
 DISC_LOG2, DISC_BREESE, DISC_HALFLIFE, DISC_RECIPROCAL, DISC_NONE, DISC_LN = 0, 1, 2, 3, 4, 5
-# AP denominators: min(k, |R|), |R|, hits@k, min(|R|, list length within k), k
+# AP denominators: min(k, |R|), |R|, hits@k, min(|R|, list length within k), k; and the mean
+# of P@i over all k places (Elliot)
 AP_MIN_K_RELEVANT, AP_RELEVANT, AP_HITS, AP_MIN_RELEVANT_LIST, AP_K = 0, 1, 2, 3, 4
+AP_ALL_POSITIONS = 5
 # precision denominators: k, list length within k; recall denominators: |R|, min(k, |R|)
 P_K, P_LIST = 0, 1
 R_RELEVANT, R_MIN_K_RELEVANT = 0, 1
@@ -331,6 +334,16 @@ def _user(u: int, starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: 
             den[u, m] = 1.0
         elif kd == AP:
             var = variant[m]
+            if var == AP_ALL_POSITIONS:  # sum over i <= k of hits@i / i (block means if tied)
+                total = 0.0
+                h = 0.0
+                for i in range(nominal):
+                    if i < length:
+                        h += rvals[i] if expected else rel[s + i]
+                    total += h / (i + 1.0)
+                num[u, m] = total
+                den[u, m] = nominal
+                continue
             if expected:
                 if var == AP_HITS:
                     num[u, m] = _ap_hits_expected(rel, s, cut, bend)

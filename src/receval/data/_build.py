@@ -27,9 +27,11 @@ from receval.exceptions import (
 
 __all__ = ["Interactions", "RankedLists", "RatingPairs", "TiePolicy", "prepare"]
 
-TiePolicy = Literal["stable", "item", "item_desc", "optimistic", "pessimistic", "expected"]
-TIE_POLICIES: tuple[str, ...] = ("stable", "item", "item_desc", "optimistic", "pessimistic",
-                                 "expected")
+TiePolicy = Literal["stable", "item", "item_desc", "item_str_desc", "optimistic",
+                    "pessimistic", "expected"]
+#: Orders of items with equal scores; the one place that lists them.
+TIE_POLICIES: tuple[str, ...] = ("stable", "item", "item_desc", "item_str_desc", "optimistic",
+                                 "pessimistic", "expected")
 
 
 @dataclass(frozen=True)
@@ -161,9 +163,17 @@ class Interactions:
         return G.count_in_groups(self.t_off, self.t_rel)
 
     # -- ranked lists ------------------------------------------------------------------------
-    def ranked(self, users: np.ndarray, ties: str) -> RankedLists:
-        """Build the ranked lists of ``users`` (sorted codes) under a tie policy."""
-        rel, grade = G.gather_relevance(self.r_truth, self.t_rel, self.t_grade)
+    def ranked(self, users: np.ndarray, ties: str, *, relevant: np.ndarray | None = None,
+               grade_shift: float = 0.0) -> RankedLists:
+        """Build the ranked lists of ``users`` (sorted codes) under a tie policy.
+
+        ``relevant`` (one flag per truth row) replaces ``t_rel`` as the rows whose grade is a
+        gain (trec_eval's judged grades); ``grade_shift`` is subtracted from every such grade
+        (Elliot's ``2^(g - t + 1) - 1`` gain is the exponential gain of ``g - (t - 1)``).
+        """
+        t_rel = self.t_rel if relevant is None else relevant
+        t_grade = self.t_grade - grade_shift if grade_shift else self.t_grade
+        rel, grade = G.gather_relevance(self.r_truth, t_rel, t_grade)
 
         order = self._order(ties, grade)
         key = self.r_key
@@ -175,9 +185,8 @@ class Interactions:
         if ties == "expected" and key is not None:
             block_start, block_end = _tie_blocks(self.r_user, key)
 
-        rel_rows = self.t_rel
-        ideal_off = _offsets(self.t_user[rel_rows], self.n_users)
-        ideal_grade = G.sort_groups_desc(ideal_off, self.t_grade[rel_rows])
+        ideal_off = _offsets(self.t_user[t_rel], self.n_users)
+        ideal_grade = G.sort_groups_desc(ideal_off, t_grade[t_rel])
         return RankedLists(
             starts=self.r_off[users], ends=self.r_off[users + 1],
             grade=grade, rel=rel, item=item, n_rel=np.diff(ideal_off)[users],
@@ -201,8 +210,10 @@ class Interactions:
             tiebreak = np.arange(n, dtype=np.float64)
         elif ties == "item":
             tiebreak = self.r_item.astype(np.float64)
-        elif ties == "item_desc":  # trec_eval's order (with string ids: id_cast="str")
+        elif ties == "item_desc":
             tiebreak = -self.r_item.astype(np.float64)
+        elif ties == "item_str_desc":  # trec_eval: docno descending as a byte string
+            tiebreak = -self._text_order()[self.r_item]
         elif ties == "optimistic":
             tiebreak = -grade
         elif ties == "pessimistic":
@@ -211,6 +222,19 @@ class Interactions:
             raise InvalidParameterError(f"ties must be one of {TIE_POLICIES}, got {ties!r}",
                                         parameter="ties")
         return G.group_argsort_desc(self.r_off, key, tiebreak)
+
+    def _text_order(self) -> np.ndarray:
+        """Position of each item code when the ids are sorted as text (UTF-8 byte order)."""
+        text = np.asarray([str(i) for i in self.item_ids], dtype=object)
+        pos = np.empty(len(text), dtype=np.float64)
+        pos[np.argsort(text, kind="stable")] = np.arange(len(text), dtype=np.float64)
+        return pos
+
+    def in_recommendations(self) -> np.ndarray:
+        """Whether each truth row's item is among its user's recommendations."""
+        seen = np.zeros(len(self.t_user), dtype=bool)
+        seen[self.r_truth[self.r_truth >= 0]] = True
+        return seen
 
     # -- rating pairs ------------------------------------------------------------------------
     def rating_pairs(
@@ -373,9 +397,9 @@ def prepare(
     if len(truth) == 0 and not allow_empty:
         raise EmptyInputError("truth is empty: there is nothing to evaluate against",
                               parameter="truth")
-    if relevance_threshold is not None and not relevance_threshold > 0:
+    if relevance_threshold is not None and not relevance_threshold >= 0:
         raise InvalidParameterError(
-            f"relevance_threshold must be a number > 0 (grades below it are not relevant), "
+            f"relevance_threshold must be a number >= 0 (grades below it are not relevant), "
             f"got {relevance_threshold!r}", parameter="relevance_threshold")
     r_user, t_user, user_ids = encode_ids(
         recs.user, truth.user, role="user",

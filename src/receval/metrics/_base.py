@@ -8,12 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from receval.data._build import TIE_POLICIES as TIES
 from receval.exceptions import InvalidParameterError
 
-__all__ = ["Metric", "param"]
-
-#: The tie policies a ranking metric accepts (``None`` inherits ``evaluate(ties=...)``).
-TIES = ("stable", "item", "item_desc", "optimistic", "pessimistic", "expected")
+__all__ = ["TIES", "Metric", "param"]
 
 
 def param(default: Any, doc: str, *, options: tuple[Any, ...] | None = None,
@@ -97,10 +95,15 @@ class Metric:
             self._validate(f, getattr(self, f.name))
 
     # -- parameters --------------------------------------------------------------------------
+    trailing: ClassVar[tuple[str, ...]] = ()
+    """Inherited parameters listed after the metric's own ones (in labels and docs)."""
+
     @classmethod
     def parameters(cls) -> list[dataclasses.Field[Any]]:
-        """The metric's declared parameters (every field but ``k``)."""
-        return [f for f in dataclasses.fields(cls) if f.name != "k"]
+        """The metric's declared parameters (every field but ``k``), its own ones first."""
+        fields = [f for f in dataclasses.fields(cls) if f.name != "k"]
+        return ([f for f in fields if f.name not in cls.trailing]
+                + [f for f in fields if f.name in cls.trailing])
 
     def _validate(self, f: dataclasses.Field[Any], value: Any) -> None:
         meta = f.metadata

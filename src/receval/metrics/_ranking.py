@@ -9,9 +9,11 @@ numerators over users by the sum of the denominators.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from receval._kernels import ranking as K
+from receval.exceptions import InvalidParameterError
 from receval.metrics._base import TIES, Metric, param
 from receval.metrics._registry import register
 
@@ -30,14 +32,22 @@ __all__ = [
     "ReciprocalRank",
 ]
 
-_GAINS = {"linear": K.GAIN_LINEAR, "exponential": K.GAIN_EXPONENTIAL, "binary": K.GAIN_BINARY}
+_GAINS = {"linear": K.GAIN_LINEAR, "exponential": K.GAIN_EXPONENTIAL, "binary": K.GAIN_BINARY,
+          "shifted_exponential": K.GAIN_EXPONENTIAL}
 _DISCOUNTS = {"log2": K.DISC_LOG2, "breese": K.DISC_BREESE, "ln": K.DISC_LN}
 _IDEALS = {"truth": K.IDEAL_TRUTH, "list": K.IDEAL_LIST, "truth_uncut": K.IDEAL_TRUTH_UNCUT}
 
 
 def _gain() -> Any:
-    return param("linear", "gain of a relevant item of grade g: g, 2^g - 1, or 1",
+    return param("linear", "gain of a relevant item of grade g: g, 2^g - 1, 1, or "
+                 "2^(g - t + 1) - 1 with t the relevance threshold (Elliot)",
                  options=tuple(_GAINS))
+
+
+def _grades() -> Any:
+    return param("relevant", "which grades are gains: those of relevant items (others 0), or "
+                 "every judged item's positive grade whatever the threshold (trec_eval)",
+                 options=("relevant", "judged"))
 
 
 def _discount() -> Any:
@@ -45,21 +55,46 @@ def _discount() -> Any:
                  "1/ln(i+1)", options=tuple(_DISCOUNTS))
 
 
-def _ties() -> Any:
-    return param(None, "tie policy for equal scores; None follows evaluate(ties=...)",
-                 options=(None, *TIES))
-
-
 def _aggregation(*options: str) -> Any:
     return param(options[0], "macro: mean over users; micro: sum of numerators over sum of "
                  "denominators", options=options)
 
 
+@dataclass(frozen=True, repr=False)
 class RankingMetric(Metric):
-    """A metric computed from each user's ranked list by the ranking kernel."""
+    """A metric computed from each user's ranked list by the ranking kernel.
+
+    Every ranking metric takes ``ties`` and ``missing_recs``, which override the
+    ``evaluate`` options of the same name for this metric alone (they come last in labels).
+    """
 
     family: ClassVar[str] = "ranking"
     kernel_kind: ClassVar[int] = -1
+    trailing: ClassVar[tuple[str, ...]] = ("ties", "missing_recs")
+
+    ties: str | None = param(None, "tie policy for equal scores; None follows "
+                             "evaluate(ties=...)", options=(None, *TIES))
+    missing_recs: str | None = param(
+        None, "truth users without recommendations: scored 0, or left out of this metric's "
+        "mean; None follows evaluate(missing_recs=...)", options=(None, "zero", "skip"))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.grade_mode == ("judged", True):
+            raise InvalidParameterError(
+                f"{self.display}: the shifted_exponential gain 2^(g - t + 1) - 1 is defined "
+                f"for relevant items (g >= t) only; it cannot take grades='judged'",
+                parameter="grades", examples=["judged"])
+
+    @property
+    def grade_mode(self) -> tuple[str, bool]:
+        """Which truth grades are gains, and whether they are shifted by the threshold.
+
+        ``(grades, shifted)``: ``relevant`` or ``judged`` (the ``grades`` parameter), and
+        whether the gain is ``shifted_exponential``.
+        """
+        return (str(getattr(self, "grades", "relevant")),
+                getattr(self, "gain", "") == "shifted_exponential")
 
     def request(self) -> tuple[int, int, int, int, int, float]:
         """The kernel request: (kind, k, gain, discount, variant, parameter)."""
@@ -91,7 +126,6 @@ class Precision(RankingMetric):
     kernel_kind = K.PRECISION
     denominator: str = param("k", "k (empty places are misses), or the list length within k",
                              options=("k", "list_length"))
-    ties: str | None = _ties()
     aggregation: str = _aggregation("macro", "micro")
 
     def request(self) -> tuple[int, int, int, int, int, float]:
@@ -119,7 +153,6 @@ class Recall(RankingMetric):
     kernel_kind = K.RECALL
     denominator: str = param("relevant", "|R|, or min(k, |R|)",
                              options=("relevant", "min_k_relevant"))
-    ties: str | None = _ties()
     aggregation: str = _aggregation("macro", "micro")
 
     def request(self) -> tuple[int, int, int, int, int, float]:
@@ -147,7 +180,6 @@ class FBeta(RankingMetric):
     kernel_kind = K.FBETA
     beta: float = param(1.0, "recall is beta times as important as precision", kind=float,
                         check=lambda b: b > 0, rule="a number > 0")
-    ties: str | None = _ties()
     aggregation: str = _aggregation("macro", "micro")
 
     def label_name(self) -> str:
@@ -171,7 +203,6 @@ class HitRate(RankingMetric):
     summary = "share of users with a relevant item in the top k"
     formula = "1[hits@k > 0]"
     kernel_kind = K.HIT
-    ties: str | None = _ties()
 
 
 @register("rr", "recip_rank", "reciprocal_rank")
@@ -186,7 +217,6 @@ class ReciprocalRank(RankingMetric):
     summary = "1 / rank of the first relevant item within k"
     formula = "1 / rank_first_hit"
     kernel_kind = K.RR
-    ties: str | None = _ties()
 
 
 @register("average_reciprocal_hit_rank")
@@ -204,7 +234,6 @@ class ARHR(RankingMetric):
     formula = "sum_i rel_i / i"
     bounds = (0.0, float("inf"))
     kernel_kind = K.DCG
-    ties: str | None = _ties()
 
     def request(self) -> tuple[int, int, int, int, int, float]:
         """DCG with binary gain and discount 1/i."""
@@ -226,7 +255,9 @@ class AveragePrecision(RankingMetric):
     (Kaggle's AP@n, RecBole, RePlay), ``relevant`` = |R| (trec_eval map / map_cut, ranx),
     ``hits`` = hits@k (0 when there is none), ``min_relevant_list`` = min(|R|, number of
     recommended items within k) (LensKit), ``k`` = k (DaisyRec). Without ``@k``, k is the list
-    length.
+    length. With ``positions='all'`` (and ``denominator='k'``) every place counts, not only
+    the hits: ``AP@k = (1/k) sum_{i<=k} P@i`` (Elliot's MAP; a place beyond the end of a
+    short list has ``P@i = hits / i``).
     """
 
     name = "ap"
@@ -237,12 +268,23 @@ class AveragePrecision(RankingMetric):
     denominator: str = param("min_k_relevant",
                              "D: min(k, |R|), |R|, hits@k, min(|R|, list length within k), k",
                              options=tuple(_AP_DENOMINATORS))
-    ties: str | None = _ties()
+    positions: str = param("relevant", "sum P@i over the relevant positions (rel_i = 1), or "
+                           "over all positions i <= k (Elliot; needs denominator='k')",
+                           options=("relevant", "all"))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.positions == "all" and self.denominator != "k":
+            raise InvalidParameterError(
+                f"{self.display} with positions='all' is the mean of P@i over the k places "
+                f"(Elliot's MAP): it needs denominator='k', got {self.denominator!r}",
+                parameter="positions", examples=[self.denominator])
 
     def request(self) -> tuple[int, int, int, int, int, float]:
         """AP with its denominator variant."""
-        return (K.AP, self.k or 0, K.GAIN_BINARY, K.DISC_NONE,
-                _AP_DENOMINATORS[self.denominator], 0.0)
+        variant = K.AP_ALL_POSITIONS if self.positions == "all" \
+            else _AP_DENOMINATORS[self.denominator]
+        return (K.AP, self.k or 0, K.GAIN_BINARY, K.DISC_NONE, variant, 0.0)
 
 
 @register("cumulative_gain")
@@ -259,7 +301,7 @@ class CG(RankingMetric):
     bounds = (0.0, float("inf"))
     kernel_kind = K.DCG
     gain: str = _gain()
-    ties: str | None = _ties()
+    grades: str = _grades()
 
     def request(self) -> tuple[int, int, int, int, int, float]:
         """DCG with no discount."""
@@ -272,9 +314,13 @@ class DCG(RankingMetric):
 
     .. math:: DCG@k = \sum_{i \le k} g_i \, d(i)
 
-    with ``g_i`` = grade (``linear``), ``2^grade - 1`` (``exponential``) or 1 (``binary``),
-    and ``d(i) = 1/log2(i+1)`` (``log2``), ``1/max(1, log2 i)`` (``breese``) or
-    ``1/ln(i+1)`` (``ln``: Microsoft Recommenders, Spark; the same nDCG as ``log2``).
+    with ``g_i`` = grade (``linear``), ``2^grade - 1`` (``exponential``), 1 (``binary``) or
+    ``2^(grade - t + 1) - 1`` with ``t`` the relevance threshold (``shifted_exponential``,
+    Elliot; ``t = 1`` without a threshold), and ``d(i) = 1/log2(i+1)`` (``log2``),
+    ``1/max(1, log2 i)`` (``breese``) or ``1/ln(i+1)`` (``ln``: Microsoft Recommenders,
+    Spark; the same nDCG as ``log2``). The grades that count are those of relevant items
+    (``grades='relevant'``), or every judged item's positive grade even below the relevance
+    threshold (``grades='judged'``, trec_eval's ``ndcg`` with ``-l``).
     """
 
     name = "dcg"
@@ -285,7 +331,7 @@ class DCG(RankingMetric):
     kernel_kind = K.DCG
     gain: str = _gain()
     discount: str = _discount()
-    ties: str | None = _ties()
+    grades: str = _grades()
 
     def request(self) -> tuple[int, int, int, int, int, float]:
         """DCG with its gain and discount."""
@@ -315,7 +361,7 @@ class NDCG(RankingMetric):
     discount: str = _discount()
     ideal: str = param("truth", "ideal order: all relevant items cut at k, the list "
                        "reordered, or all relevant items not cut", options=tuple(_IDEALS))
-    ties: str | None = _ties()
+    grades: str = _grades()
     aggregation: str = _aggregation("macro", "micro")
 
     def request(self) -> tuple[int, int, int, int, int, float]:
@@ -342,7 +388,6 @@ class RankScore(RankingMetric):
     formula = "sum_i rel_i 2^(-(i-1)/alpha) / max"
     alpha: float = param(5.0, "half-life: the rank at which the discount is 1/2 (plus 1)",
                          kind=float, check=lambda a: a > 0, rule="a number > 0")
-    ties: str | None = _ties()
     aggregation: str = _aggregation("macro", "micro")
 
     def request(self) -> tuple[int, int, int, int, int, float]:

@@ -6,6 +6,7 @@ import ast
 import dataclasses
 import difflib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -86,11 +87,13 @@ def _coerce(cls: type[Metric], fieldname: str, value: Any) -> Any:
     return value
 
 
-def parse(spec: str | Metric) -> Metric:
+def parse(spec: str | Metric, *, defaults: Mapping[str, Any] | None = None) -> Metric:
     """Read a metric from its text: ``name[(param=value, ...)][@k]``.
 
     Names and aliases are case-insensitive; values may be quoted or bare; ``repr()`` of the
-    result is the canonical label and parses back to an equal metric.
+    result is the canonical label and parses back to an equal metric. ``defaults`` replace
+    receval's defaults of some parameters (a convention's variants); parameters written in
+    the text win over them.
 
     Examples
     --------
@@ -111,7 +114,7 @@ def parse(spec: str | Metric) -> Metric:
             f"cannot read metric {spec!r}: the form is name[(param=value, ...)][@k], "
             f"e.g. 'ndcg(gain=exponential)@10'", parameter="metrics", examples=[spec])
     cls, presets = _lookup(m.group("name"))
-    kwargs: dict[str, Any] = dict(presets)
+    kwargs: dict[str, Any] = {**(defaults or {}), **presets}
     names = {f.name for f in cls.parameters()}
     if m.group("params") and m.group("params").strip():
         for part in _split_params(m.group("params")):
