@@ -24,7 +24,8 @@ Grades = Sequence[float]
 Row = tuple[float, float, Any]  # (score, grade, item)
 MetricFn = Callable[[Grades, Grades, "int | None"], float]
 
-TIE_POLICIES = ("stable", "item", "item_desc", "optimistic", "pessimistic", "expected")
+TIE_POLICIES = ("stable", "item", "item_desc", "item_str_desc", "optimistic", "pessimistic",
+                "expected")
 
 
 # -- building blocks ---------------------------------------------------------------------------
@@ -58,6 +59,8 @@ def gain(grade: float, kind: str) -> float:
         return 2.0**grade - 1.0
     if kind == "binary":
         return 1.0 if is_relevant(grade) else 0.0
+    if kind == "shifted_exponential":  # 2^(g - t + 1) - 1 with t = 1 (no threshold)
+        return 2.0 ** (grade - 1.0 + 1.0) - 1.0 if is_relevant(grade) else 0.0
     raise ValueError(kind)
 
 
@@ -117,11 +120,18 @@ def arhr(grades: Grades, rel: Grades, k: int | None) -> float:
     return sum(1.0 / i for i, g in enumerate(top(grades, k), start=1) if is_relevant(g))
 
 
-def ap(grades: Grades, rel: Grades, k: int | None, denominator: str = "min_k_relevant") -> float:
-    """Sum over the hits i within k of P@i, divided by the chosen denominator."""
+def ap(grades: Grades, rel: Grades, k: int | None, denominator: str = "min_k_relevant",
+       positions: str = "relevant") -> float:
+    """Sum over the hits i within k of P@i, divided by the chosen denominator.
+
+    ``positions='all'``: the sum runs over every place i = 1..k (P@i counts the empty places
+    of a short list as misses), Elliot's MAP.
+    """
     total = 0.0
+    if positions == "all":
+        total = sum(precision(grades, rel, i) for i in range(1, nominal_k(grades, k) + 1))
     for i, g in enumerate(top(grades, k), start=1):
-        if is_relevant(g):
+        if positions == "relevant" and is_relevant(g):
             total += precision(grades, rel, i)
     if denominator == "min_k_relevant":
         d = min(nominal_k(grades, k), len(rel))
@@ -200,7 +210,8 @@ def metric(name: str, **params: Any) -> MetricFn:
         return arhr
     if name == "ap":
         den = params.get("denominator", "min_k_relevant")
-        return lambda g, r, k: ap(g, r, k, den)
+        pos = params.get("positions", "relevant")
+        return lambda g, r, k: ap(g, r, k, den, pos)
     if name == "cg":
         gk = params.get("gain", "linear")
         return lambda g, r, k: cg(g, r, k, gk)
@@ -238,11 +249,13 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("recall", {"denominator": "min_k_relevant"}),
     *[("ap", {"denominator": d})
       for d in ("min_k_relevant", "relevant", "hits", "min_relevant_list", "k")],
+    ("ap", {"denominator": "k", "positions": "all"}),
     *[("cg", {"gain": g}) for g in GAINS],
     *[("dcg", {"gain": g, "discount": d}) for g in GAINS for d in DISCOUNTS],
     *[("ndcg", {"gain": g, "discount": d, "ideal": i})
       for g in GAINS for d in DISCOUNTS for i in ("truth", "list", "truth_uncut")],
     *[("rank_score", {"alpha": a}) for a in (1.0, 2.5, 5.0)],
+    *[(name, {"gain": "shifted_exponential"}) for name in ("cg", "dcg", "ndcg")],
 ]
 
 
@@ -274,8 +287,14 @@ def order_item(rows: Sequence[Row]) -> list[Row]:
 
 
 def order_item_desc(rows: Sequence[Row]) -> list[Row]:
-    """By score descending, ties by item id descending (trec_eval's docno order)."""
+    """By score descending, ties by item id descending."""
     return sorted(rows, key=lambda r: (-r[0], _Desc(r[2])))
+
+
+def order_item_str_desc(rows: Sequence[Row]) -> list[Row]:
+    """By score descending, ties by the item id's text descending (trec_eval's docno order:
+    ``"9" > "10"``)."""
+    return sorted(rows, key=lambda r: (-r[0], _Desc(str(r[2]))))
 
 
 class _Desc:
@@ -307,6 +326,7 @@ ORDERS: dict[str, Callable[[Sequence[Row]], list[Row]]] = {
     "stable": order_stable,
     "item": order_item,
     "item_desc": order_item_desc,
+    "item_str_desc": order_item_str_desc,
     "optimistic": order_optimistic,
     "pessimistic": order_pessimistic,
 }

@@ -216,21 +216,33 @@ class EvaluationResult:
         return [[k, _fmt(s.value, digits), s.aggregation, str(s.n_users)]
                 for k, s in self.summaries.items()]
 
-    def to_markdown(self, digits: int = 4) -> str:
-        """A Markdown table of the aggregates."""
+    @property
+    def caption(self) -> str:
+        """The convention the numbers follow, for reports ("" without one)."""
+        conv = self.settings.get("convention")
+        if not conv:
+            return ""
+        names = ", ".join(f"{label} = {v['library_name']}"
+                          for label, v in self.settings.get("metrics", {}).items()
+                          if "library_name" in v)
+        return f"convention: {conv} ({names})"
+
+    def _tabulate(self, digits: int, fmt: str) -> str:
         from tabulate import tabulate
 
         return str(tabulate(self._table(digits), headers=["metric", "value", "aggregation",
-                                                          "users"], tablefmt="github",
+                                                          "users"], tablefmt=fmt,
                             disable_numparse=True))
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """A Markdown table of the aggregates (after the convention, if any)."""
+        table = self._tabulate(digits, "github")
+        return f"{self.caption}\n\n{table}" if self.caption else table
 
     def to_latex(self, digits: int = 4) -> str:
-        """A LaTeX (booktabs) table of the aggregates."""
-        from tabulate import tabulate
-
-        return str(tabulate(self._table(digits), headers=["metric", "value", "aggregation",
-                                                          "users"], tablefmt="latex_booktabs",
-                            disable_numparse=True))
+        """A LaTeX (booktabs) table of the aggregates (the convention in a comment)."""
+        table = self._tabulate(digits, "latex_booktabs")
+        return f"% {self.caption}\n{table}" if self.caption else table
 
     def to_json(self, *, per_user: bool = False, indent: int | None = 2) -> str:
         """JSON with the values, how each was aggregated, the settings and the accounting."""
@@ -250,8 +262,11 @@ class EvaluationResult:
 
     def to_html(self, digits: int = 4) -> str:
         """An HTML table of the aggregates."""
+        import html
+
         frame = self.to_frame()
-        return str(frame.to_html(float_format=lambda v: _fmt(v, digits)))
+        table = str(frame.to_html(float_format=lambda v: _fmt(v, digits)))
+        return f"<p>{html.escape(self.caption)}</p>\n{table}" if self.caption else table
 
     def _repr_html_(self) -> str:
         return self.to_html()
