@@ -9,7 +9,7 @@
 0.5
 """
 
-from receval import exceptions, metrics
+from receval import conventions, exceptions, metrics
 from receval._columns import Columns
 from receval._evaluate import evaluate
 from receval._explain import Explanation, explain
@@ -26,6 +26,7 @@ __all__ = [
     "RecevalWarning",
     "UserAccounting",
     "__version__",
+    "conventions",
     "evaluate",
     "exceptions",
     "explain",

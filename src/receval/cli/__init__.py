@@ -1,4 +1,4 @@
-"""The ``receval`` command line: evaluate, explain, metrics, demo."""
+"""The ``receval`` command line: evaluate, explain, metrics, conventions, demo."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from receval.data._build import TIE_POLICIES
 from receval.exceptions import RecevalError
 
 __all__ = ["main"]
@@ -40,18 +41,24 @@ def cli() -> None:
 @click.argument("truth", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-m", "--metric", "metrics", multiple=True, required=True,
               help="A metric, e.g. ndcg@10 or 'ap(denominator=relevant)@10'; repeatable.")
+@click.option("-c", "--convention", default=None, metavar="NAME",
+              help="Reproduce a library's numbers (receval conventions lists them).")
+@click.option("--all-conventions", is_flag=True,
+              help="Evaluate under receval's defaults and every convention, side by side.")
 @click.option("-t", "--relevance-threshold", type=float, default=None,
-              help="Grades >= this are relevant (default: every positive grade).")
-@click.option("--ties", type=click.Choice(["stable", "item", "item_desc", "optimistic",
-                                           "pessimistic",
-                                           "expected"]), default="stable", show_default=True,
-              help="Order of items with equal scores.")
-@click.option("--no-relevant", type=click.Choice(["skip", "zero", "error"]), default="skip",
-              show_default=True, help="Truth users without a relevant item.")
-@click.option("--missing-recs", type=click.Choice(["zero", "skip", "error"]), default="zero",
-              show_default=True, help="Truth users without recommendations.")
-@click.option("--missing-predictions", default="error", show_default=True,
-              help="Rating metrics: error, skip, global_mean, or a number to fill with.")
+              help="Grades >= this are relevant (default: the convention's, or every "
+                   "positive grade).")
+@click.option("--ties", type=click.Choice(list(TIE_POLICIES)), default=None,
+              help="Order of items with equal scores (default: the convention's, or "
+                   "stable).")
+@click.option("--no-relevant", type=click.Choice(["skip", "zero", "error"]), default=None,
+              help="Truth users without a relevant item (default: skip).")
+@click.option("--missing-recs", type=click.Choice(["zero", "skip", "error"]), default=None,
+              help="Truth users without recommendations (default: zero).")
+@click.option("--recs-without-truth", type=click.Choice(["ignore", "zero", "error"]),
+              default=None, help="Users with recommendations but no truth (default: ignore).")
+@click.option("--missing-predictions", default=None,
+              help="Rating metrics: error (default), skip, global_mean, or a number.")
 @click.option("--user-col", default=None, help="Column of user ids (both files).")
 @click.option("--item-col", default=None, help="Column of item ids (both files).")
 @click.option("--score-col", default=None, help="Column of scores in RECS.")
@@ -61,27 +68,40 @@ def cli() -> None:
 @click.option("--per-user", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write per-user values to this CSV or Parquet file.")
 @click.option("--strict", is_flag=True, help="Turn every warning into an error.")
-def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], relevance_threshold: float | None,
-             ties: str, no_relevant: str, missing_recs: str, missing_predictions: str,
+def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], convention: str | None,
+             all_conventions: bool, relevance_threshold: float | None, ties: str | None,
+             no_relevant: str | None, missing_recs: str | None,
+             recs_without_truth: str | None, missing_predictions: str | None,
              user_col: str | None, item_col: str | None, score_col: str | None,
              rating_col: str | None, fmt: str, per_user: Path | None, strict: bool) -> None:
     """Evaluate the recommendations in RECS against TRUTH (CSV, TSV, Parquet or JSON lines)."""
     import receval as rv
     from receval.data._files import read_table
 
-    fill: str | float = missing_predictions
-    with contextlib.suppress(ValueError):
-        fill = float(missing_predictions)
+    fill: str | float | None = missing_predictions
+    with contextlib.suppress(TypeError, ValueError):
+        fill = float(missing_predictions)  # type: ignore[arg-type]
     cols = rv.Columns(user=user_col, item=item_col, score=score_col, rating=rating_col)
+    options: dict[str, Any] = dict(
+        relevance_threshold=relevance_threshold, ties=ties, no_relevant=no_relevant,
+        missing_recs=missing_recs, recs_without_truth=recs_without_truth,
+        missing_predictions=fill, columns=cols, strict=strict)
     started = time.perf_counter()
     try:
+        recs_frame, truth_frame = read_table(recs, role="recs"), read_table(truth, role="truth")
+        if all_conventions:
+            if convention is not None:
+                raise rv.exceptions.InvalidParameterError(
+                    "--convention and --all-conventions exclude each other",
+                    parameter="convention")
+            _side_by_side(rv.conventions.side_by_side(recs_frame, truth_frame, list(metrics),
+                                                      **options),
+                          fmt, f"{recs.name} vs {truth.name}", started)
+            return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", rv.RecevalWarning)
-            ev = rv.evaluate(read_table(recs, role="recs"), read_table(truth, role="truth"),
-                             list(metrics),
-                             relevance_threshold=relevance_threshold, ties=ties,
-                             no_relevant=no_relevant, missing_recs=missing_recs,
-                             missing_predictions=fill, columns=cols, strict=strict)
+            ev = rv.evaluate(recs_frame, truth_frame, list(metrics), convention=convention,
+                             **options)
     except RecevalError as exc:
         _fail(exc)
         return
@@ -104,9 +124,78 @@ def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], relevance_thresh
         from receval.cli._render import notes, result_table, users_table
 
         console = _console()
+        if ev.caption:
+            console.print(ev.caption)
         console.print(result_table({"value": ev}, title=f"{recs.name} vs {truth.name}"))
         console.print(users_table(ev))
         notes(console, [str(w.message) for w in caught], elapsed)
+
+
+def _side_by_side(sbs: Any, fmt: str, title: str, started: float) -> None:
+    if fmt == "json":
+        import json
+
+        doc = {"values": json.loads(sbs.values.to_json()),
+               "names": sbs.names.to_dict(), "notes": sbs.notes}
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        click.echo(sbs.to_markdown())
+    elif fmt == "latex":
+        click.echo(sbs.values.to_latex(float_format="%.4f", na_rep="-"))
+    elif fmt == "csv":
+        click.echo(sbs.values.to_csv(), nl=False)
+    else:
+        from receval.cli._render import frame_table, notes
+
+        console = _console()
+        console.print(frame_table(sbs.values, title=f"{title}, every convention"))
+        console.print(frame_table(sbs.names.T, title="what each number is "
+                                  "(library name = receval label)"))
+        notes(console, [f"{conv}: {m}" for conv, ms in sbs.notes.items() for m in ms],
+              time.perf_counter() - started)
+
+
+@cli.command(name="conventions")
+@click.argument("name", required=False)
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]),
+              default="table", show_default=True, help="Output format.")
+def conventions_cmd(name: str | None, fmt: str) -> None:
+    """Show how every convention defines every metric, or describe convention NAME."""
+    import json
+
+    import receval as rv
+
+    try:
+        if name is not None:
+            conv = rv.conventions.get(name)
+            if fmt == "json":
+                click.echo(json.dumps(conv.describe(), indent=2, default=str))
+                return
+            frame = rv.conventions.table([conv.name])
+        else:
+            conv = None
+            frame = rv.conventions.table()
+    except RecevalError as exc:
+        _fail(exc)
+        return
+    if fmt == "json":
+        click.echo(frame.to_json(indent=2))
+        return
+    if fmt == "markdown":
+        from receval.conventions._table import markdown
+
+        click.echo(markdown(frame))
+        return
+    from receval.cli._render import frame_table
+
+    console = _console()
+    if conv is not None:
+        console.print(f"[bold]{conv.name}[/]: {conv.library} ({conv.versions})")
+        console.print(conv.summary)
+    console.print(frame_table(frame, title="conventions: library name = receval label"))
+    if conv is not None:
+        for line in conv.differences:
+            console.print(f"[yellow]not reproduced:[/] {line}")
 
 
 @cli.command()

@@ -8,10 +8,13 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from receval._result import EvaluationResult
     from receval.metrics import MetricInfo
 
-__all__ = ["metric_detail", "metrics_table", "notes", "result_table", "users_table"]
+__all__ = ["frame_table", "metric_detail", "metrics_table", "notes", "result_table",
+           "users_table"]
 
 
 def _num(v: float) -> str:
@@ -34,6 +37,23 @@ def result_table(results: dict[str, EvaluationResult], *, title: str = "") -> Ta
                  for v in values]
         table.add_row(label, *cells)
     return table
+
+
+def frame_table(frame: pd.DataFrame, *, title: str = "") -> Table:
+    """Any small DataFrame: its index down, its columns across (numbers to 4 digits)."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("")
+    for col in frame.columns:
+        table.add_column(str(col), justify="right")
+    for name, row in frame.iterrows():
+        table.add_row(str(name), *(_cell(v) for v in row))
+    return table
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        return "-" if math.isnan(v) else f"{v:.4f}"
+    return str(v)
 
 
 def users_table(ev: EvaluationResult) -> Table:

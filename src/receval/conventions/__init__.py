@@ -10,17 +10,20 @@ MAP(denominator='relevant')@10
 ``rv.evaluate(recs, truth, metrics, convention="trec_eval")`` reads every metric name in the
 convention (its rule's parameters first, then those written in the name) and uses the
 convention's settings (ties, which users enter the mean, relevance level, ...) for every
-``evaluate`` parameter left at ``None``. :func:`table` shows every preset side by side.
+``evaluate`` parameter left at ``None``. :func:`table` shows how every preset defines every
+metric; :func:`side_by_side` evaluates one data set under all of them.
 """
 
 from __future__ import annotations
 
 from receval.conventions._model import DEFAULTS, SETTINGS, Convention, MetricRule, close_names
 from receval.conventions._presets import PRESETS
+from receval.conventions._side_by_side import SideBySide, side_by_side
 from receval.conventions._table import table
 from receval.exceptions import InvalidParameterError
 
-__all__ = ["DEFAULTS", "SETTINGS", "Convention", "MetricRule", "available", "get", "table"]
+__all__ = ["DEFAULTS", "SETTINGS", "Convention", "MetricRule", "SideBySide", "available", "get",
+           "side_by_side", "table"]
 
 _ALIASES = {alias: c.name for c in PRESETS.values() for alias in (c.name, *c.aliases)}
 

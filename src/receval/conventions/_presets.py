@@ -20,7 +20,8 @@ _TREC_EVAL = Convention(
     library="trec_eval",
     versions="trec_eval 10.0 through pytrec_eval-terrier 0.5.x",
     summary="graded linear gains of every judged document, map and P over all relevant "
-            "documents, ties by document id descending, users missing from the run left out",
+            "documents, ties by document id descending, users missing from the run left out "
+            "(trec_eval -c scores them 0: missing_recs='zero')",
     rules={
         "precision": R("P_{k}", "set_P", note="P_k divides by k: missing places are misses"),
         "recall": R("recall_{k}", "set_recall"),
@@ -38,7 +39,6 @@ _TREC_EVAL = Convention(
     differences=(
         "negative judgements: trec_eval uses a negative grade as a negative nDCG gain; "
         "receval refuses negative grades, or with negative_grades='allow' gives them gain 0",
-        "trec_eval -c (users missing from the run scored 0) is missing_recs='zero'",
     ),
 )
 

@@ -8,7 +8,7 @@ from receval.conventions._model import DEFAULTS, Convention
 from receval.exceptions import UnknownMetricError
 from receval.metrics import get, parse
 
-__all__ = ["table"]
+__all__ = ["markdown", "table"]
 
 #: Rows of the table, in order.
 METRICS = ("precision", "recall", "fbeta", "hit_rate", "mrr", "ap", "cg", "dcg", "ndcg", "mae",
@@ -66,3 +66,12 @@ def table(conventions: list[str] | None = None) -> pd.DataFrame:
         rows[setting] = {"receval": repr(default)}
         rows[setting].update({c.name: repr(c.setting(setting)) for c in convs})
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def markdown(frame: pd.DataFrame) -> str:
+    """A small DataFrame as a GitHub Markdown table, its index as the first column."""
+    from tabulate import tabulate
+
+    rows = [[str(name), *(str(v) for v in row)] for name, row in frame.iterrows()]
+    return str(tabulate(rows, headers=["", *(str(c) for c in frame.columns)],
+                        tablefmt="github", disable_numparse=True))
