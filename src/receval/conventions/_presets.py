@@ -47,8 +47,8 @@ _RANX = Convention(
     library="ranx",
     versions="ranx 0.3.21",
     summary="Jarvelin linear nDCG (Burges exponential as ndcg_burges), map over all relevant "
-            "items, relevance level 1; users missing from the run scored 0 "
-            "(make_comparable=True)",
+            "items, relevance level 1; users missing from the run scored 0 (ranx raises "
+            "unless make_comparable=True, which scores them 0)",
     rules={
         "precision": R("precision@{k}", "precision"),
         "recall": R("recall@{k}", "recall"),
@@ -66,8 +66,6 @@ _RANX = Convention(
     differences=(
         "ties: ranx sorts with numba's np.argsort, which does not keep the input order of "
         "tied scores; receval keeps it (ties='stable')",
-        "ranx raises when the run misses users unless make_comparable=True; the convention "
-        "scores them 0 as make_comparable does",
     ),
 )
 
