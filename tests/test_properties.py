@@ -98,7 +98,8 @@ def test_perfect_ranking_scores_one(data: Any, policy: str) -> None:
     ones += [O.spec(n, p, None) for n, p in NDCG_VARIANTS]
     for k in O.KS[:-1]:
         # the uncut ideal (all relevant items) is reachable only when k >= |R|: checked below
-        ones += [O.spec(n, p, k) for n, p in NDCG_VARIANTS if p["ideal"] != "truth_uncut"]
+        ones += [O.spec(n, p, k) for n, p in NDCG_VARIANTS
+                 if p.get("ideal", "truth") != "truth_uncut"]
         ones += [f"ap@{k}", f"ap(denominator=hits)@{k}", f"mrr@{k}", f"hit_rate@{k}",
                  f"rank_score@{k}"]
     per_user = {f"recall@{r}" for r in n_rel.values()}
@@ -109,7 +110,7 @@ def test_perfect_ranking_scores_one(data: Any, policy: str) -> None:
     for s in ones:
         col = ev.per_user[parse(s).label]
         assert np.allclose(col, 1.0, rtol=0, atol=1e-12), (s, col)
-    uncut = [(O.spec(n, p, k), k) for n, p in NDCG_VARIANTS if p["ideal"] == "truth_uncut"
+    uncut = [(O.spec(n, p, k), k) for n, p in NDCG_VARIANTS if p.get("ideal") == "truth_uncut"
              for k in O.KS[:-1]]
     ev_uncut = evaluate(recs, truth, [s for s, _ in uncut], ties=policy)
     for s, k in uncut:
