@@ -15,10 +15,15 @@ ALL = [info.name for info in rv.metrics.available()]
 def test_public_all_is_pinned():
     assert sorted(rv.__all__) == sorted([
         "Columns", "EvaluationResult", "Explanation", "MetricSummary", "RecevalError",
-        "RecevalWarning", "UserAccounting", "__version__", "evaluate", "exceptions",
-        "explain", "metrics"])
+        "RecevalWarning", "UserAccounting", "__version__", "conventions", "evaluate",
+        "exceptions", "explain", "metrics"])
     for name in rv.__all__:
         assert hasattr(rv, name)
+    assert sorted(rv.conventions.__all__) == sorted([
+        "DEFAULTS", "SETTINGS", "Convention", "MetricRule", "SideBySide", "available", "get",
+        "side_by_side", "table"])
+    for name in rv.conventions.__all__:
+        assert hasattr(rv.conventions, name)
 
 
 @pytest.mark.parametrize("name", ALL)
