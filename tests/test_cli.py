@@ -112,3 +112,63 @@ def test_console_script_runs_in_a_new_process():
                           text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "evaluate" in done.stdout
+
+
+# -- conventions -------------------------------------------------------------------------------
+def test_evaluate_with_a_convention(files):
+    r, t = files
+    out = run("evaluate", str(r), str(t), "-m", "ap@2", "-c", "trec_eval", "--format", "json")
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    assert doc["settings"]["convention"] == "trec_eval"
+    label = "MAP(denominator='relevant')@2"
+    assert doc["settings"]["metrics"][label]["library_name"] == "map_cut_2"
+    # user 1: hit at rank 1, |R| = 2 -> (1/1) / 2; user 2: 13 at rank 2, |R| = 1 -> (1/2) / 1
+    assert doc["metrics"][label]["value"] == pytest.approx((1 / 2 + 1 / 2) / 2)
+    table = run("evaluate", str(r), str(t), "-m", "ap@2", "-c", "trec_eval")
+    assert "convention: trec_eval" in table.output
+
+
+def test_evaluate_all_conventions(files):
+    r, t = files
+    out = run("evaluate", str(r), str(t), "-m", "ndcg@2", "-m", "ap@2", "--all-conventions",
+              "--format", "json")
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    assert set(doc["values"]) == {"receval", "trec_eval", "ranx", "sklearn", "recbole",
+                                  "ms_recommenders", "lenskit", "replay", "torchmetrics",
+                                  "evidently", "elliot", "cornac"}
+    assert doc["values"]["sklearn"]["ap@2"] is None  # scikit-learn has no AP@k
+    assert doc["names"]["ranx"]["ndcg@2"] == "ndcg@2 = NDCG@2"
+    md = run("evaluate", str(r), str(t), "-m", "ndcg@2", "--all-conventions", "--format",
+             "markdown")
+    assert "| ndcg@2 |" in md.output
+    for fmt in ("table", "csv", "latex"):
+        assert run("evaluate", str(r), str(t), "-m", "ndcg@2", "--all-conventions",
+                   "--format", fmt).exit_code == 0
+
+
+def test_convention_errors_exit_2(files):
+    r, t = files
+    both = run("evaluate", str(r), str(t), "-m", "ndcg@2", "-c", "ranx", "--all-conventions")
+    assert both.exit_code == 2
+    assert "exclude each other" in both.output
+    unknown = run("evaluate", str(r), str(t), "-m", "ndcg@2", "-c", "trecc_eval")
+    assert unknown.exit_code == 2
+    assert "did you mean 'trec_eval'" in unknown.output
+    lacking = run("evaluate", str(r), str(t), "-m", "dcg@2", "-c", "trec_eval")
+    assert lacking.exit_code == 2
+    assert "trec_eval has no DCG" in lacking.output
+
+
+def test_conventions_command():
+    out = run("conventions", "--format", "markdown")
+    assert out.exit_code == 0
+    assert "map_cut_k = MAP(denominator='relevant')@k" in out.output
+    one = run("conventions", "lenskit")
+    assert "LensKit" in one.output
+    assert "not reproduced" in one.output
+    doc = json.loads(run("conventions", "replay", "--format", "json").output)
+    assert doc["settings"]["ties"] == "item_desc"
+    assert run("conventions", "nope").exit_code == 2
+    assert run("conventions").exit_code == 0
