@@ -182,7 +182,9 @@ class Convention:
         for params, other in rule.variants:
             if all(getattr(metric, p) == v for p, v in params.items()):
                 name = other
-        return name.replace("{k}", str(metric.k)) if metric.k is not None else name
+        if metric.k is None:  # a variant's name without its cutoff
+            return name.replace("@{k}", "").replace("(k={k})", "()")
+        return name.replace("{k}", str(metric.k))
 
     def describe(self) -> dict[str, Any]:
         """Everything the convention sets, as plain data (for JSON and docs)."""
