@@ -17,6 +17,7 @@ NEEDS = {
     "test_conv_replay.py": "replay",
     "test_conv_cornac.py": "cornac",
     "test_conv_recbole.py": "recbole",
+    "test_conv_ms_recommenders.py": "recommenders",
 }
 
 missing = sorted(f for f, mod in NEEDS.items() if importlib.util.find_spec(mod) is None)
