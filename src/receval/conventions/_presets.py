@@ -37,8 +37,8 @@ _TREC_EVAL = Convention(
     settings={"ties": "item_str_desc", "no_relevant": "zero", "missing_recs": "skip",
               "relevance_threshold": 1.0, "score_precision": "float32"},
     differences=(
-        "negative judgements: trec_eval uses a negative grade as a negative nDCG gain; "
-        "receval refuses negative grades, or with negative_grades='allow' gives them gain 0",
+        "negative judgements: trec_eval accepts them (never relevant, gain 0); receval "
+        "refuses them unless negative_grades='allow', which then gives trec_eval's numbers",
     ),
 )
 

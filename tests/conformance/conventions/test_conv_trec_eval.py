@@ -291,7 +291,7 @@ print(json.dumps(pytrec_eval.RelevanceEvaluator(
 def test_negative_judgements_are_refused_or_gain_zero() -> None:
     """Negative judgements: trec_eval accepts them, receval refuses them by default.
 
-    The preset's text says trec_eval uses a negative grade as a negative nDCG gain.
+    The preset's text said trec_eval uses a negative grade as a negative nDCG gain; it does not:
     pytrec_eval-terrier 0.5.11 does not: its default gain table holds the grades 0..max
     only, so a negative grade has gain 0 (ndcg_cut_1 is 0, not -1, with the grade -2
     document first) and is never relevant. receval refuses negative grades
