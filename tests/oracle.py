@@ -94,9 +94,11 @@ def recall(grades: Grades, rel: Grades, k: int | None, denominator: str = "relev
     return hits(grades, k) / d
 
 
-def fbeta(grades: Grades, rel: Grades, k: int | None, beta: float = 1.0) -> float:
-    """(1 + b²) hits@k / (b² |R| + k)."""
-    den = beta**2 * len(rel) + nominal_k(grades, k)
+def fbeta(grades: Grades, rel: Grades, k: int | None, beta: float = 1.0,
+          denominator: str = "k") -> float:
+    """(1 + b²) hits@k / (b² |R| + k), or with min(k, n) for k (``list_length``)."""
+    places = nominal_k(grades, k) if denominator == "k" else len(top(grades, k))
+    den = beta**2 * len(rel) + places
     if den == 0:
         return 0.0
     return (1 + beta**2) * hits(grades, k) / den
@@ -201,7 +203,8 @@ def metric(name: str, **params: Any) -> MetricFn:
     if name == "f1":
         return lambda g, r, k: fbeta(g, r, k, 1.0)
     if name == "fbeta":
-        return lambda g, r, k: fbeta(g, r, k, float(params["beta"]))
+        fden = params.get("denominator", "k")
+        return lambda g, r, k: fbeta(g, r, k, float(params["beta"]), fden)
     if name == "hit_rate":
         return hit_rate
     if name == "mrr":
@@ -242,6 +245,7 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("f1", {}),
     ("fbeta", {"beta": 0.5}),
     ("fbeta", {"beta": 2.0}),
+    ("fbeta", {"beta": 2.0, "denominator": "list_length"}),
     ("hit_rate", {}),
     ("mrr", {}),
     ("arhr", {}),

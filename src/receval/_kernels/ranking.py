@@ -314,7 +314,7 @@ def _user(u: int, starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: 
         elif kd == FBETA:
             b2 = param[m] * param[m]
             num[u, m] = (1.0 + b2) * hits
-            den[u, m] = b2 * nr + nominal
+            den[u, m] = b2 * nr + (nominal if variant[m] == P_K else cut)
         elif kd == HIT:
             if expected:
                 num[u, m] = _hit_expected(rel, s, cut, bend)

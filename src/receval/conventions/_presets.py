@@ -25,7 +25,7 @@ _TREC_EVAL = Convention(
     rules={
         "precision": R("P_{k}", "set_P", note="P_k divides by k: missing places are misses"),
         "recall": R("recall_{k}", "set_recall"),
-        "fbeta": R("set_F.{k} (trec_eval -M k)", "set_F",
+        "fbeta": R("set_F.{k} (trec_eval -M k)", "set_F", {"denominator": "list_length"},
                    note="set_F's parameter is beta squared; receval's beta is beta itself"),
         "hit_rate": R("success_{k}", cutoff="required"),
         "mrr": R("recip_rank (trec_eval -M {k})", "recip_rank",

@@ -169,7 +169,9 @@ class FBeta(RankingMetric):
               = \frac{(1+\beta^2)\,hits@k}{\beta^2 |R| + k}
 
     ``beta`` is β itself (recall weighs β times as much as precision), not β² as in
-    trec_eval's ``set_F``. ``F1`` is ``beta=1``.
+    trec_eval's ``set_F``. ``F1`` is ``beta=1``. With ``denominator='list_length'`` the
+    precision inside is ``hits@k / min(k, n)``, so ``k`` becomes ``min(k, n)`` above
+    (trec_eval's ``set_F`` on a run cut at k).
     """
 
     name = "fbeta"
@@ -180,6 +182,8 @@ class FBeta(RankingMetric):
     kernel_kind = K.FBETA
     beta: float = param(1.0, "recall is beta times as important as precision", kind=float,
                         check=lambda b: b > 0, rule="a number > 0")
+    denominator: str = param("k", "precision's denominator: k (empty places are misses), or "
+                             "the list length within k", options=("k", "list_length"))
     aggregation: str = _aggregation("macro", "micro")
 
     def label_name(self) -> str:
@@ -187,8 +191,9 @@ class FBeta(RankingMetric):
         return "F1" if self.beta == 1.0 else "F"
 
     def request(self) -> tuple[int, int, int, int, int, float]:
-        """Kernel request with beta as parameter."""
-        return (self.kernel_kind, self.k or 0, K.GAIN_BINARY, K.DISC_NONE, 0, self.beta)
+        """Kernel request with beta as parameter and the precision denominator variant."""
+        return (self.kernel_kind, self.k or 0, K.GAIN_BINARY, K.DISC_NONE,
+                K.P_K if self.denominator == "k" else K.P_LIST, self.beta)
 
 
 @register("hr", "hit", "hitrate", "hit_ratio", "success")

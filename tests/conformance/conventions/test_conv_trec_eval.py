@@ -171,9 +171,9 @@ def test_mrr_and_f_at_k_match_trec_eval_on_top_k(case: Case, k: int) -> None:
     """``mrr@k`` and ``fbeta@k`` are recip_rank and set_F of the run cut to its top k.
 
     trec_eval does this with ``-M k``; pytrec_eval has no such option, so the run given to
-    it is cut here to its top k in trec_eval's order (ties by docno descending). ``fbeta@k``
-    is compared on users with at least k documents only: for a shorter run it differs (see
-    ``test_f_at_k_short_run_matches_set_f_with_m``).
+    it is cut here to its top k in trec_eval's order (ties by docno descending). Short runs
+    included: the preset's ``fbeta(denominator='list_length')`` divides by the documents
+    retrieved, as set_F does.
     """
     with _tie_warnings_ignored():
         ev = rv.evaluate(case.recs, case.truth, [f"mrr@{k}", f"fbeta@{k}"],
@@ -185,18 +185,15 @@ def test_mrr_and_f_at_k_match_trec_eval_on_top_k(case: Case, k: int) -> None:
     mrr, f1 = (ev.per_user[label].to_dict() for label in ev.labels)
     for user, values in trec.items():
         assert_close(mrr[user], values["recip_rank"], f"mrr@{k} vs recip_rank -M {k}, {user}")
-        if len(run[user]) >= k:
-            assert_close(f1[user], values["set_F"], f"fbeta@{k} vs set_F -M {k}, {user}")
+        assert_close(f1[user], values["set_F"], f"fbeta@{k} vs set_F -M {k}, {user}")
 
 
-@pytest.mark.xfail(strict=True, reason="fbeta@k divides by the nominal k (P@k); set_F with "
-                   "-M k divides by the documents retrieved, min(k, n)")
 def test_f_at_k_short_run_matches_set_f_with_m() -> None:
     """A run of 1 relevant document, k = 2: set_F -M 2 is 1 (P = 1/1, R = 1).
 
-    The preset names ``fbeta@k`` ``set_F (trec_eval -M k)``, but receval's F@k is
-    2 hits / (|R| + k) = 2/3: its precision is P@k (nominal k), while set_F's precision is
-    relevant retrieved / retrieved. They agree whenever the run holds at least k documents.
+    receval's default F@k is 2 hits / (|R| + k) = 2/3 (precision P@k, nominal k); set_F's
+    precision is relevant retrieved / retrieved, which the preset selects with
+    ``fbeta(denominator='list_length')``: 2 hits / (|R| + min(k, n)) = 1.
     """
     run = {"q": {"a": 1.0}}
     qrels = {"q": {"a": 1}}
