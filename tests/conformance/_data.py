@@ -16,12 +16,15 @@ doubles that differ only beyond single precision would be a tie there and not he
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +40,9 @@ __all__ = [
     "assert_close",
     "cases",
     "close",
+    "fixture_case",
+    "fixture_cases",
+    "load_fixture",
     "rating_cases",
     "undefined_warnings_ignored",
 ]
@@ -60,6 +66,24 @@ def close(a: float, b: float) -> bool:
 def assert_close(ours: float, theirs: float, what: str) -> None:
     """Assert ``close`` with a message naming the metric and user."""
     assert close(ours, theirs), f"{what}: receval {ours!r} != reference {theirs!r}"
+
+
+@cache
+def load_fixture(path: Path) -> dict[str, Any]:
+    """A recorded fixture (gzipped JSON with a header and ``cases``), read once."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        data: dict[str, Any] = json.load(fh)
+    return data
+
+
+def fixture_cases(path: Path, prefix: str = "") -> list[str]:
+    """Names of the fixture's cases that start with ``prefix``."""
+    return [c["name"] for c in load_fixture(path)["cases"] if c["name"].startswith(prefix)]
+
+
+def fixture_case(path: Path, name: str) -> dict[str, Any]:
+    """One fixture case by name."""
+    return next(c for c in load_fixture(path)["cases"] if c["name"] == name)
 
 
 @contextmanager

@@ -39,16 +39,20 @@ holds the value at k - 1); these tests read the value at k in the row labelled k
 
 from __future__ import annotations
 
-import gzip
-import json
 import warnings
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from tests.conformance._data import assert_close, close, undefined_warnings_ignored
+from tests.conformance._data import (
+    assert_close,
+    close,
+    fixture_case,
+    fixture_cases,
+    load_fixture,
+    undefined_warnings_ignored,
+)
 
 import receval as rv
 from receval.exceptions import TiesAtCutoffWarning, UnknownMetricError
@@ -61,19 +65,16 @@ NAMES = {"PrecisionTopK": "precision", "RecallTopK": "recall", "MAP": "ap", "NDC
 SHIFTED = {"NDCG", "MRR"}
 
 
-@cache
 def _fixture() -> dict[str, Any]:
-    with gzip.open(FIXTURE, "rt", encoding="utf-8") as fh:
-        data: dict[str, Any] = json.load(fh)
-    return data
+    return load_fixture(FIXTURE)
 
 
 def _cases(prefix: str) -> list[str]:
-    return [c["name"] for c in _fixture()["cases"] if c["name"].startswith(prefix)]
+    return fixture_cases(FIXTURE, prefix)
 
 
 def _case(name: str) -> dict[str, Any]:
-    return next(c for c in _fixture()["cases"] if c["name"] == name)
+    return fixture_case(FIXTURE, name)
 
 
 def _frames(case: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:

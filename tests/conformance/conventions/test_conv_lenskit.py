@@ -37,17 +37,21 @@ the scores by a stable sort (ties keep the input order: receval's ``ties='stable
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import warnings
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from tests.conformance._data import assert_close, close, undefined_warnings_ignored
+from tests.conformance._data import (
+    assert_close,
+    close,
+    fixture_case,
+    fixture_cases,
+    load_fixture,
+    undefined_warnings_ignored,
+)
 
 import receval as rv
 from receval.exceptions import MissingPredictionError, TiesAtCutoffWarning
@@ -60,19 +64,16 @@ NAMES = {"Precision": "precision", "Recall": "recall", "NDCG": "ndcg", "DCG": "d
 GROUPS = ("ranking", "ap", "dcg_rating")
 
 
-@cache
 def _fixture() -> dict[str, Any]:
-    with gzip.open(FIXTURE, "rt", encoding="utf-8") as fh:
-        data: dict[str, Any] = json.load(fh)
-    return data
+    return load_fixture(FIXTURE)
 
 
 def _cases(prefix: str) -> list[str]:
-    return [c["name"] for c in _fixture()["cases"] if c["name"].startswith(prefix)]
+    return fixture_cases(FIXTURE, prefix)
 
 
 def _case(name: str) -> dict[str, Any]:
-    return next(c for c in _fixture()["cases"] if c["name"] == name)
+    return fixture_case(FIXTURE, name)
 
 
 def _spec(label: str) -> str:
