@@ -141,7 +141,9 @@ def _side_by_side(sbs: Any, fmt: str, title: str, started: float) -> None:
     elif fmt == "markdown":
         click.echo(sbs.to_markdown())
     elif fmt == "latex":
-        click.echo(sbs.values.to_latex(float_format="%.4f", na_rep="-"))
+        from receval.conventions._table import markdown
+
+        click.echo(markdown(sbs.values, "latex_booktabs"))
     elif fmt == "csv":
         click.echo(sbs.values.to_csv(), nl=False)
     else:

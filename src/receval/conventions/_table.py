@@ -68,10 +68,18 @@ def table(conventions: list[str] | None = None) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def markdown(frame: pd.DataFrame) -> str:
-    """A small DataFrame as a GitHub Markdown table, its index as the first column."""
+def markdown(frame: pd.DataFrame, fmt: str = "github") -> str:
+    """A small DataFrame as a table in a tabulate format (GitHub Markdown by default).
+
+    The index is the first column; NaN shows as ``-`` and numbers with 4 digits.
+    """
     from tabulate import tabulate
 
-    rows = [[str(name), *(str(v) for v in row)] for name, row in frame.iterrows()]
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return "-" if v != v else f"{v:.4f}"
+        return str(v)
+
+    rows = [[str(name), *(cell(v) for v in row)] for name, row in frame.iterrows()]
     return str(tabulate(rows, headers=["", *(str(c) for c in frame.columns)],
-                        tablefmt="github", disable_numparse=True))
+                        tablefmt=fmt, disable_numparse=True))
