@@ -233,18 +233,18 @@ def cases(
         truth_rows.extend((user, f"i{item}", int(g))
                           for item, g in zip(judged, grades, strict=True))
 
+    # guarantee one evaluable user: u0 with a recommendation and a relevant judged item
+    # (done on the row lists: pandas 2 warns on concatenating an empty frame)
+    if need_relevant or not recs_rows or not truth_rows:
+        first = [row for row in recs_rows if row[0] == "u0"]
+        if not first:
+            first = [("u0", "i0", 0.0)]
+            recs_rows.extend(first)
+        item = first[0][1]
+        truth_rows = [row for row in truth_rows if (row[0], row[1]) != ("u0", item)]
+        truth_rows.append(("u0", item, top_grade))
     recs = pd.DataFrame(recs_rows, columns=["user", "item", "score"])
     truth = pd.DataFrame(truth_rows, columns=["user", "item", "rating"])
-    # guarantee one evaluable user: u0 with a recommendation and a relevant judged item
-    if need_relevant or len(recs) == 0 or len(truth) == 0:
-        first = recs[recs["user"] == "u0"]
-        if len(first) == 0:
-            recs = pd.concat([recs, pd.DataFrame([("u0", "i0", 0.0)], columns=recs.columns)])
-            first = recs[recs["user"] == "u0"]
-        item = first["item"].iloc[0]
-        keep = ~((truth["user"] == "u0") & (truth["item"] == item))
-        truth = pd.concat([truth[keep],
-                           pd.DataFrame([("u0", item, top_grade)], columns=truth.columns)])
     if shuffle:
         recs = recs.sample(frac=1.0, random_state=rng.integers(2**31))
         truth = truth.sample(frac=1.0, random_state=rng.integers(2**31))
