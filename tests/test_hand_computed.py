@@ -691,6 +691,20 @@ def test_missing_predictions_policies():
         (sum(err["a"]) + sum(err["b"]) + abs(30 / 9 - 2)) / 9, abs=TOL)
 
 
+def test_missing_recs_skip_leaves_absent_users_out_of_rating_metrics():
+    recs, truth = rating_frames()
+    recs = recs[recs.user != "b"]  # b has truth ratings and no recommendation row at all
+    err_a = [0.5, 0.2, 1.0, 0.1, 0.5]  # |pred - true| of a's five ratings
+    with pytest.raises(rv.exceptions.MissingPredictionError):
+        rv.evaluate(recs, truth, ["mae"])  # missing_recs='zero': b's ratings are missing
+    ev = rv.evaluate(recs, truth, ["mae", "mae(aggregation=macro)"], missing_recs="skip")
+    assert ev["mae"] == pytest.approx(sum(err_a) / 5, abs=TOL)  # 2.3 / 5 = 0.46
+    assert ev["mae(aggregation=macro)"] == pytest.approx(sum(err_a) / 5, abs=TOL)
+    assert list(ev.users.rating_evaluated) == ["a"]
+    assert list(ev.users.rating_skipped) == ["b"]
+    assert ev.users.n_missing_predictions == 0  # a has every prediction
+
+
 # -- denominator variants of other libraries and the descending item order ----------------------
 def test_precision_recall_ap_denominator_variants():
     # one user, list a b c (scores 3 2 1), relevant a and c and z (z not recommended); k = 5

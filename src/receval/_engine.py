@@ -328,7 +328,10 @@ def _run_rating(data: Interactions, opts: Options,
             f"rating metrics ({', '.join(m.label for _, m in specs)}) need true ratings: the "
             f"truth has no rating column", parameter="metrics")
     missing = opts.policies["missing_predictions"]
-    truth_users = np.flatnonzero(data.truth_count() > 0)
+    in_truth = data.truth_count() > 0
+    truth_users = np.flatnonzero(in_truth)
+    if opts.policies["missing_recs"] == "skip":  # users absent from recs are left out
+        truth_users = np.flatnonzero(in_truth & (data.recs_count() > 0))
     fill = None
     if opts.fill_value is not None:
         fill = np.full(len(data.t_user), opts.fill_value)
@@ -336,10 +339,10 @@ def _run_rating(data: Interactions, opts: Options,
         fill = np.full(len(data.t_user), float(data.t_grade.mean()))
     elif not isinstance(missing, str):
         fill = np.full(len(data.t_user), float(missing))
-    pairs, has_pred = data.rating_pairs(truth_users, fill)
-    n_missing = int((~has_pred).sum())
+    pairs, no_pred = data.rating_pairs(truth_users, fill)
+    n_missing = int(no_pred.sum())
     if n_missing and missing == "error":
-        bad = np.flatnonzero(~has_pred)
+        bad = np.flatnonzero(no_pred)
         ex = [(data.user_ids[data.t_user[i]], data.item_ids[data.t_item[i]]) for i in bad[:5]]
         raise MissingPredictionError(
             f"{n_missing} truth ratings have no predicted rating in recs, e.g. (user, item) "
@@ -348,7 +351,8 @@ def _run_rating(data: Interactions, opts: Options,
             parameter="missing_predictions", n_bad=n_missing, examples=ex)
     keep = (pairs.ends - pairs.starts) > 0
     codes = truth_users[keep]
-    groups["rating_skipped"] = data.user_ids[truth_users[~keep]]
+    skipped = np.setdiff1d(np.flatnonzero(in_truth), codes, assume_unique=True)
+    groups["rating_skipped"] = data.user_ids[skipped]
     counts["missing_predictions"] = n_missing
     metrics: list[RatingMetric] = []
     for _, metric in specs:

@@ -121,6 +121,9 @@ def evaluate(
     missing_recs : {"zero", "skip", "error"}, optional
         Truth users without recommendations (default ``"zero"``): scored 0 (counted), left
         out, or an error. A ranking metric's own ``missing_recs=`` parameter overrides it.
+        ``"skip"`` also leaves them out of the rating metrics (counted in
+        ``rating_skipped``), as LensKit, which measures the prediction lists only, does;
+        otherwise their truth ratings are missing predictions.
     recs_without_truth : {"ignore", "zero", "error"}, optional
         Users with recommendations and no truth row (default ``"ignore"``): left out
         (counted), scored 0 like a user with no relevant item (torchmetrics, scikit-learn),

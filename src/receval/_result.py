@@ -45,7 +45,9 @@ class UserAccounting:
     rating_evaluated : pandas.Index
         Users entering the rating metrics (empty when none was asked for).
     rating_skipped : pandas.Index
-        Truth users none of whose ratings has a prediction (``missing_predictions='skip'``).
+        Truth users left out of the rating metrics: none of their ratings has a prediction
+        (``missing_predictions='skip'``), or they have no recommendation rows at all
+        (``missing_recs='skip'``).
     n_missing_predictions : int
         Truth ratings without a predicted rating.
     policies : dict

@@ -242,8 +242,9 @@ class Interactions:
     ) -> tuple[RatingPairs, np.ndarray]:
         """Pair every truth row of ``users`` with its prediction.
 
-        Returns the pairs and a boolean mask over sorted truth rows telling which rows have a
-        prediction. Rows without one are dropped, or given ``fill`` (per truth row) if set.
+        Returns the pairs and a boolean mask over sorted truth rows telling which rows of
+        ``users`` have no prediction. Those rows are dropped, or given ``fill`` (per truth
+        row) if set.
         """
         if self.r_score is None:
             raise InvalidParameterError(
@@ -261,11 +262,12 @@ class Interactions:
             keep = has_pred.copy()
         in_eval = np.zeros(self.n_users, dtype=bool)
         in_eval[users] = True
-        keep &= in_eval[self.t_user]
+        row_in_eval = in_eval[self.t_user]
+        keep &= row_in_eval
         offs = _offsets(self.t_user[keep], self.n_users)
         pairs = RatingPairs(starts=offs[users], ends=offs[users + 1],
                             pred=pred[keep], true=self.t_grade[keep])
-        return pairs, has_pred
+        return pairs, row_in_eval & ~has_pred
 
 
 def _nondecreasing(a: np.ndarray) -> bool:

@@ -54,7 +54,7 @@ from tests.conformance._data import (
 )
 
 import receval as rv
-from receval.exceptions import MissingPredictionError, TiesAtCutoffWarning
+from receval.exceptions import TiesAtCutoffWarning
 
 pytestmark = pytest.mark.conformance
 
@@ -261,12 +261,13 @@ def test_difference_graded_dcg_raises_for_recs_without_truth() -> None:
     assert ev.per_user.loc["u4", ev.labels[0]] == 0.0
 
 
-@pytest.mark.xfail(strict=True, raises=MissingPredictionError, reason=(
-    "mismatch: RunAnalysis measures the prediction lists only, so a truth user without any "
-    "prediction is skipped; the preset leaves missing_predictions='error' and receval raises"))
 def test_rating_user_without_predictions_is_skipped() -> None:
     """u2 has a truth rating and no prediction list: LensKit measures u1 only (RMSE, MAE are
-    u1's values); receval under the convention raises MissingPredictionError."""
+    u1's values); the preset's missing_recs='skip' leaves u2 out of the rating metrics too."""
     case = _case("edge-rating-user-without-predictions")
     assert set(case["ratings"]["values"]["RMSE"]["per_user"]) == {"u1"}
     _check_ratings(case)
+    preds = pd.DataFrame(case["ratings"]["recs"], columns=["user", "item", "score"])
+    ev = _evaluate(preds, _frames(case)[1], ["rmse"])
+    assert list(ev.users.rating_skipped) == ["u2"]
+    assert list(ev.users.rating_evaluated) == ["u1"]
