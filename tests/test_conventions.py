@@ -139,7 +139,7 @@ def test_result_records_convention_variants_and_library_names() -> None:
     assert ev.settings["convention"] == "ms_recommenders"
     assert ev.settings["convention_overrides"] == {}
     variants = ev.settings["metrics"]
-    ndcg = variants["NDCG(gain='binary', discount='ln', missing_recs='zero')@3"]
+    ndcg = variants["NDCG(gain='binary', discount='ln', zero_ideal='skip', missing_recs='zero')@3"]
     assert ndcg["library_name"] == "ndcg_at_k(k=3)"
     assert ndcg["gain"] == "binary"
     assert ndcg["ideal"] == "truth"
@@ -168,7 +168,7 @@ def test_ms_recommenders_ndcg_counts_every_truth_user_and_precision_does_not() -
     u1 = (1 / math.log(2) + 1 / math.log(4)) / (1 / math.log(2) + 1 / math.log(3)
                                                  + 1 / math.log(4))
     u2 = (1 / math.log(3)) / (1 / math.log(2))
-    label = "NDCG(gain='binary', discount='ln', missing_recs='zero')@3"
+    label = "NDCG(gain='binary', discount='ln', zero_ideal='skip', missing_recs='zero')@3"
     assert close(ev[label], (u1 + u2 + 0.0) / 3)
     assert math.isnan(ev.per_user.loc["u3", "Precision@3"])
     assert ev.per_user.loc["u3", label] == 0.0

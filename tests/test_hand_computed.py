@@ -705,6 +705,28 @@ def test_missing_recs_skip_leaves_absent_users_out_of_rating_metrics():
     assert ev.users.n_missing_predictions == 0  # a has every prediction
 
 
+def test_ndcg_zero_ideal_by_hand():
+    # relevance_threshold=0: every truth row is relevant, and a grade-0 row has gain 0.
+    # u: list a b, truth a=0 b=2 -> DCG = 0/log2(2) + 2/log2(3), IDCG = 2/log2(2) + 0
+    # v: list a b, truth a=0 only -> DCG = 0, IDCG = 0: 0/0
+    recs = recs_frame({"u": ["a", "b"], "v": ["a", "b"]})
+    truth = truth_frame({"u": {"a": 0, "b": 2}, "v": {"a": 0}})
+    u = (2 / math.log2(3)) / 2
+    ev = rv.evaluate(recs, truth, ["ndcg(gain=linear)@2", "ndcg(gain=linear, zero_ideal=skip)@2"],
+                     relevance_threshold=0)
+    scored, skipped = ev.labels
+    assert ev.per_user[scored].tolist() == pytest.approx([u, 0.0], abs=TOL)
+    assert ev[scored] == pytest.approx((u + 0.0) / 2, abs=TOL)  # v scored 0
+    assert ev.per_user[skipped]["u"] == pytest.approx(u, abs=TOL)
+    assert math.isnan(ev.per_user[skipped]["v"])
+    assert ev[skipped] == pytest.approx(u, abs=TOL)  # v left out: u / 1
+    assert (ev.summaries[skipped].n_users, ev.summaries[skipped].n_excluded) == (1, 1)
+    # micro: the sums are the same either way, (DCG_u + 0) / (IDCG_u + 0)
+    micro = rv.evaluate(recs, truth, ["ndcg(gain=linear, aggregation=micro, zero_ideal=skip)@2"],
+                        relevance_threshold=0)
+    assert micro[micro.labels[0]] == pytest.approx(u, abs=TOL)
+
+
 # -- denominator variants of other libraries and the descending item order ----------------------
 def test_precision_recall_ap_denominator_variants():
     # one user, list a b c (scores 3 2 1), relevant a and c and z (z not recommended); k = 5

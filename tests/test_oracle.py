@@ -147,6 +147,36 @@ def test_truth_users_without_recs_score_zero(data: Any) -> None:
     assert sorted(ev.users.skipped_missing_recs) == missing
 
 
+@SETTINGS
+@given(data=S.datasets(), gain=st.sampled_from(O.GAINS), k=st.sampled_from(O.KS),
+       ideal=st.sampled_from(("truth", "list", "truth_uncut")))
+def test_ndcg_zero_ideal_skip_leaves_out_exactly_the_users_with_ideal_zero(
+        data: Any, gain: str, k: int | None, ideal: str) -> None:
+    """With relevance at a positive grade, every relevant item has a positive gain, so the
+    ideal DCG is 0 exactly for users without a relevant item (ideal='list': without a
+    relevant item in the list). zero_ideal='skip' makes those users NaN, counts them in
+    n_excluded, keeps every other value and averages over the rest."""
+    recs, truth = data
+    base = O.spec("ndcg", {"gain": gain, "ideal": ideal}, k)
+    skip = O.spec("ndcg", {"gain": gain, "ideal": ideal, "zero_ideal": "skip"}, k)
+    ev = evaluate(recs, truth, [base, skip], no_relevant="zero")
+    a, b = ev.labels
+    inputs = O.user_inputs(recs, truth)
+    positive = {u: (any(g > 0 for _, g, _ in rows) if ideal == "list" else bool(rel))
+                for u, (rows, rel) in inputs.items()}
+    zero = sorted(u for u in ev.per_user.index if not positive[u])
+    assert sorted(ev.per_user.index[ev.per_user[b].isna()]) == zero
+    kept = ev.per_user[b].notna()
+    assert (ev.per_user.loc[kept, a] == ev.per_user.loc[kept, b]).all()
+    assert ev.summaries[b].n_excluded == len(zero)
+    assert ev.summaries[b].n_users == len(ev.per_user) - len(zero)
+    if kept.any():
+        want = math.fsum(ev.per_user.loc[kept, a]) / int(kept.sum())
+        assert math.isclose(ev[b], want, rel_tol=1e-12, abs_tol=1e-12)
+    else:
+        assert math.isnan(ev[b])
+
+
 # -- the oracle itself, on hand-computed examples --------------------------------------------
 
 

@@ -163,11 +163,14 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     excluded: dict[str, int] = {}
     ranking = opts.of(RankingMetric)
     if ranking and len(codes):
-        _run_ranking(data, ranking, codes, opts, values, ties, notes)
+        left_out = _run_ranking(data, ranking, codes, opts, values, ties, notes)
         in_recs = data.recs_count()[codes] > 0
         for _, metric in ranking:
-            if opts.missing_recs(metric) == "skip" and not in_recs.all():
-                excluded[metric.label] = _exclude(values, metric.label, ~in_recs)
+            drop = left_out.get(metric.label)
+            if opts.missing_recs(metric) == "skip":
+                drop = ~in_recs if drop is None else drop | ~in_recs
+            if drop is not None and drop.any():
+                excluded[metric.label] = _exclude(values, metric.label, drop)
     rating_codes = np.empty(0, dtype=np.int64)
     rating_metrics: dict[str, Metric] = {}
     if opts.of(RatingMetric):
@@ -258,7 +261,14 @@ def _ties_at_cutoffs(lists: RankedLists, ks: set[int]) -> dict[int, np.ndarray]:
 def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
                  codes: np.ndarray, opts: Options,
                  values: dict[str, _Values],
-                 ties: dict[str, tuple[str, int]], notes: list[_Note]) -> None:
+                 ties: dict[str, tuple[str, int]], notes: list[_Note]
+                 ) -> dict[str, np.ndarray]:
+    """Run the ranking kernel over each group of metrics that share an order and gains.
+
+    Fills ``values`` and ``ties``; returns, per metric that has its own rule for leaving
+    users out (nDCG's ``zero_ideal``), the mask of those users.
+    """
+    left_out: dict[str, np.ndarray] = {}
     groups: dict[tuple[str, str, bool], list[RankingMetric]] = {}
     for _, metric in specs:
         groups.setdefault((metric.tie_policy or opts.ties, *metric.grade_mode),
@@ -294,8 +304,12 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
                   [data.user_ids[codes[i]] for i in users[:5]], opts.strict)
         for j, metric in enumerate(group):
             values[metric.label] = _per_user(metric, num[:, j], den[:, j])
+            drop = metric.left_out(num[:, j], den[:, j])
+            if drop is not None:
+                left_out[metric.label] = drop
             n_straddle = len(straddle.get(metric.k, [])) if metric.k else 0
             ties[metric.label] = (policy, n_straddle)
+    return left_out
 
 
 def _grade_arrays(data: Interactions, grades: str, shifted: bool, opts: Options

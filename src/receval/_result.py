@@ -133,7 +133,8 @@ class MetricSummary:
     ties: str | None = None
     n_ties_at_cutoff: int = 0
     n_excluded: int = 0
-    """Evaluated users left out of this metric by its own ``missing_recs='skip'``."""
+    """Evaluated users left out of this metric by its own ``missing_recs='skip'`` or, for
+    nDCG, ``zero_ideal='skip'``."""
 
 
 @dataclass(frozen=True)

@@ -127,15 +127,26 @@ _MS_RECOMMENDERS = Convention(
         "ap": R("map_at_k(k={k})", "map", {"denominator": "min_k_relevant"},
                 params_whole={"denominator": "relevant"}),
         "ndcg": R("ndcg_at_k(k={k})", "ndcg_at_k(k=len)",
-                  {"gain": "binary", "discount": "ln", "missing_recs": "zero"},
+                  {"gain": "binary", "discount": "ln", "missing_recs": "zero",
+                   "zero_ideal": "skip"},
                   variants=(({"gain": "linear"}, "ndcg_at_k(k={k}, score_type='raw')"),
                             ({"gain": "exponential"}, "ndcg_at_k(k={k}, score_type='exp')")),
-                  note="averaged over every truth user: users without predictions score 0"),
+                  note="averaged over every truth user: users without predictions score 0; "
+                       "a user whose ratings are all 0 (raw, exp) is 0/0, left out"),
         "mae": R("mae", "mae"),
         "rmse": R("rmse", "rmse"),
     },
     settings={"missing_recs": "skip", "missing_predictions": "skip",
               "relevance_threshold": 0.0},
+    differences=(
+        "with no user in both frames, precision_at_k, recall_at_k and the MAPs return 0.0; "
+        "receval has nobody to average and gives NaN (counted as undefined)",
+        "map reads the top k (default 10) and divides by |R|; receval's ap without a cutoff "
+        "reads the whole list, which is map with k at least the longest list "
+        "(ap(denominator=relevant)@k is map(k))",
+        "ndcg_at_k has no uncut form (k cuts the ideal too); receval's ndcg without a cutoff "
+        "is ndcg_at_k with k at least the longest list and truth",
+    ),
 )
 
 _LENSKIT = Convention(
@@ -168,6 +179,8 @@ _LENSKIT = Convention(
         "truth (which list_summary otherwise scores 0); receval scores that user 0",
         "global_metrics() returns NaN as soon as one user's value is NaN (its docstring says "
         "NaN is ignored); the convention follows list_summary(), which fills NaN with 0",
+        "DCG(gain='rating') raises KeyError for a user with recommendations and no truth (the "
+        "empty truth list has no rating field); receval scores that user 0",
     ),
 )
 

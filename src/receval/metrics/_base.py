@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import numpy as np
+
 from receval.data._build import TIE_POLICIES as TIES
 from receval.exceptions import InvalidParameterError
 
@@ -177,4 +179,11 @@ class Metric:
 
     undefined_is_zero: ClassVar[bool] = True
     """Whether ``0/0`` for a user means 0 (ranking) or an undefined value (correlations)."""
+
+    def left_out(self, num: np.ndarray, den: np.ndarray) -> np.ndarray | None:
+        """Users this metric's own parameters leave out of its mean, given their terms.
+
+        None (nobody) unless a metric has such a parameter (nDCG's ``zero_ideal='skip'``).
+        """
+        return None
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from receval._kernels import ranking as K
 from receval.exceptions import InvalidParameterError
 from receval.metrics._base import TIES, Metric, param
@@ -354,6 +356,11 @@ class NDCG(RankingMetric):
     ``ideal='list'`` the recommended list itself reordered by decreasing grade, cut at k; with
     ``ideal='truth_uncut'`` all relevant items, never cut (RecSys2019_DL's nDCG@k). Gains and
     discounts as in :class:`DCG`.
+
+    A user whose ideal DCG is 0 (no relevant item, or only relevant items of grade 0 under a
+    graded gain) has nDCG 0 (``zero_ideal='zero'``), or is left out of the mean and counted
+    in the summary's ``n_excluded`` (``zero_ideal='skip'``: 0/0 read as undefined, as
+    Microsoft Recommenders' ``ndcg_at_k`` does with ``score_type='raw'|'exp'``).
     """
 
     name = "ndcg"
@@ -368,11 +375,17 @@ class NDCG(RankingMetric):
                        "reordered, or all relevant items not cut", options=tuple(_IDEALS))
     grades: str = _grades()
     aggregation: str = _aggregation("macro", "micro")
+    zero_ideal: str = param("zero", "a user whose ideal DCG is 0: scored 0, or left out of "
+                            "the mean (counted)", options=("zero", "skip"))
 
     def request(self) -> tuple[int, int, int, int, int, float]:
         """nDCG with its gain, discount and ideal."""
         return (K.NDCG, self.k or 0, _GAINS[self.gain], _DISCOUNTS[self.discount],
                 _IDEALS[self.ideal], 0.0)
+
+    def left_out(self, num: np.ndarray, den: np.ndarray) -> np.ndarray | None:
+        """Users whose ideal DCG (the denominator) is 0, with ``zero_ideal='skip'``."""
+        return den == 0 if self.zero_ideal == "skip" else None
 
 
 @register("half_life_utility", "hlu", "rankscore", "breese")

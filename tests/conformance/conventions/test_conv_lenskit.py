@@ -1,7 +1,8 @@
 """Conformance of ``convention="lenskit"`` with LensKit 2025.8.1, from stored LensKit values.
 
-LensKit pulls torch and does not install in the test environment, so the values come from
-``fixtures/lenskit.json.gz``, written by ``fixtures/make_lenskit.py`` (its header records the
+LensKit needs pandas 2 and the main test environment has pandas 3, so here the values come
+from ``fixtures/lenskit.json.gz`` (``test_conv_lenskit_live.py`` runs LensKit live in CI's
+pandas-2 environment), written by ``fixtures/make_lenskit.py`` (its header records the
 LensKit, Python, numpy and pandas versions and the command). The script ran LensKit's
 ``RunAnalysis`` on 220 seeded random cases (up to 8 users, lists up to 12 items with distinct
 scores, up to 8 truth items graded 1..5, users without recommendations, users with
@@ -251,7 +252,7 @@ def test_difference_global_metrics_nan() -> None:
 
 
 def test_difference_graded_dcg_raises_for_recs_without_truth() -> None:
-    """Not listed in the preset: ``DCG(gain='rating')`` raises ``KeyError`` for a user with
+    """Difference (preset): ``DCG(gain='rating')`` raises ``KeyError`` for a user with
     recommendations and no truth (the empty truth list has no rating field; NDCG returns NaN
     first), which stops ``RunAnalysis.measure``; receval scores that user 0."""
     case = _case("edge-recs-without-truth")

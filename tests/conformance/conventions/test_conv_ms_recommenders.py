@@ -132,7 +132,7 @@ def test_random_means_match_ms_recommenders(case: Case, k: int | None,
     0 in nDCG), users with predictions and no truth, lists shorter than k, grades 0..4 or
     0/1 (every row relevant). ``precision_at_k`` has no uncut reading (it divides every user
     by the same k), so it is compared with a cutoff only. For raw and exp gains, users whose
-    truth ratings are all 0 are dropped first (the mismatch tested below).
+    truth ratings are all 0 are left out of the mean (0/0) in both.
     """
     function, score_type = call
     if k is None and function == "precision_at_k":
@@ -140,8 +140,6 @@ def test_random_means_match_ms_recommenders(case: Case, k: int | None,
     whole = k is None
     kk = _k_all(case) if k is None else k
     truth = case.truth
-    if score_type in ("raw", "exp"):  # see test_mismatch_zero_ideal_users_left_out
-        truth = truth[truth.groupby("user")["rating"].transform("max") > 0]
     name = receval_name(function, kk, score_type, whole)
     ours = _evaluate(case.recs, truth, [name])[name]
     theirs = msr(function, truth, case.recs, kk, score_type)
@@ -178,9 +176,8 @@ def test_stored_per_user_values_match_ms_recommenders() -> None:
     precision, recall and MAP, every truth user for nDCG; receval leaves the others out
     (NaN). ``precision_at_k`` with k = the user's list length is receval's ``precision``
     without @k (per user only: MS Recommenders has one k for every user). The raw and exp
-    nDCG of a user whose ratings are all 0 is the mismatch tested below (MS Recommenders
-    leaves the user out of its mean): receval's 0 is checked, and the mean is compared
-    without those users.
+    nDCG of a user whose ratings are all 0 is 0/0: MS Recommenders leaves the user out of
+    its mean, and so does the preset (``zero_ideal='skip'``, NaN per user).
     """
     compared = 0
     for case in _fixture()["cases"]:
@@ -197,20 +194,18 @@ def test_stored_per_user_values_match_ms_recommenders() -> None:
             label = labels[name]
             column = ev.per_user[label].dropna()
             what = f"case {case['id']}: {name} vs {e['function']}(k={e['k']}, {e['score_type']})"
-            assert set(column.index) == set(e["per_user"]), what
-            # raw/exp nDCG of a user whose ratings are all 0: left out of MSR's mean (0/0),
-            # alone NaN (or 0.0 when the user has no hit: MSR's early return); receval: 0
-            left_out = sorted(zero_ideal) if e["score_type"] in ("raw", "exp") else []
-            assert (column[left_out] == 0.0).all(), what
+            # raw/exp nDCG of a user whose ratings are all 0: left out of MSR's mean (0/0);
+            # alone NaN (or 0.0 when the user has no hit: MSR's early return); receval: NaN
+            left_out = zero_ideal if e["score_type"] in ("raw", "exp") else set()
+            assert set(column.index) == set(e["per_user"]) - left_out, what
             assert all(math.isnan(e["per_user"][u]) or e["per_user"][u] == 0.0
-                       for u in left_out), what
+                       for u in left_out & set(e["per_user"])), what
             for user, value in e["per_user"].items():
                 if user not in left_out:
                     assert_close(column[user], value, f"{what}, user {user}")
                     compared += 1
             if e["mean"] is not None:
-                ours = column.drop(left_out).mean()
-                assert close(ours, e["mean"]), f"{what}: mean {ours} != {e['mean']}"
+                assert close(ev[label], e["mean"]), f"{what}: mean {ev[label]} != {e['mean']}"
     assert compared > 10_000
 
 
@@ -310,7 +305,7 @@ def test_without_cutoff_needs_k_beyond_lists_and_truth() -> None:
 
 
 def test_no_common_user_is_zero_in_msr_undefined_in_receval() -> None:
-    """Not in the preset's differences: with no user in both frames, ``precision_at_k``
+    """In the preset's differences: with no user in both frames, ``precision_at_k``
     (and recall, MAP) return 0.0 (``if df_hit.shape[0] == 0: return 0.0``); receval has no
     user to average (``missing_recs='skip'``) and gives NaN. nDCG agrees (every truth user
     scored 0).
@@ -338,22 +333,25 @@ def test_rating_errors_match_ms_recommenders(case: RatingCase) -> None:
 
 # -- mismatch found ---------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "preset mismatch: ndcg_at_k(score_type='raw'|'exp') leaves out of its mean a truth user "
-    "whose ratings are all 0 (ideal DCG 0: dcg/idcg = 0/0 = NaN, skipped by pandas' "
-    "mean); the preset (relevance_threshold=0.0, missing_recs='zero') scores that user 0"))
 @pytest.mark.parametrize("score_type", ["raw", "exp"])
-def test_mismatch_zero_ideal_users_left_out(score_type: str) -> None:
+def test_zero_ideal_users_left_out(score_type: str) -> None:
     """u1's only truth row has rating 0: relevant under the preset (every row is), gain 0.
 
     MS Recommenders: u0 scores 1, u1 is NaN (0/0) and pandas' ``mean`` skips it: 1.0.
-    receval: u1 has a relevant item and an ideal DCG of 0, scored 0: (1 + 0) / 2 = 0.5.
-    The binary score_type is not affected (every truth row has gain 1).
+    The preset's nDCG has ``zero_ideal='skip'``: u1 is left out and counted, 1 / 1 = 1.0
+    (receval's default, ``zero_ideal='zero'``, would give (1 + 0) / 2 = 0.5). The binary
+    score_type is not affected (every truth row has gain 1).
     """
     recs = _frame([("u0", "i0", 3.0), ("u1", "i0", 2.0)], "score")
     truth = _frame([("u0", "i0", 1), ("u1", "i0", 0)], "rating")
     name = receval_name("ndcg_at_k", 1, score_type, False)
     theirs = msr("ndcg_at_k", truth, recs, 1, score_type)
     assert theirs == 1.0
-    ours = _evaluate(recs, truth, [name])[name]
-    assert close(ours, theirs), f"{name}: receval {ours} != ndcg_at_k {theirs}"
+    ev = _evaluate(recs, truth, [name])
+    label = ev.labels[0]
+    assert close(ev[name], theirs), f"{name}: receval {ev[name]} != ndcg_at_k {theirs}"
+    assert ev.per_user[label].isna().tolist() == [False, True]
+    assert ev.summaries[label].n_excluded == 1
+    assert ev.summaries[label].n_users == 1
+    scored = f"ndcg({GAINS[score_type][1:-1]}, zero_ideal=zero)@1"
+    assert close(_evaluate(recs, truth, [scored])[scored], (1 + 0) / 2)
