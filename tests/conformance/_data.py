@@ -16,7 +16,9 @@ doubles that differ only beyond single precision would be a tie there and not he
 
 from __future__ import annotations
 
+import copy
 import gzip
+import importlib.util
 import json
 import math
 import warnings
@@ -25,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -38,10 +41,13 @@ __all__ = [
     "Case",
     "RatingCase",
     "assert_close",
+    "assert_same_record",
     "cases",
     "close",
     "fixture_case",
     "fixture_cases",
+    "fixture_maker",
+    "inputs_of",
     "load_fixture",
     "rating_cases",
     "undefined_warnings_ignored",
@@ -84,6 +90,45 @@ def fixture_cases(path: Path, prefix: str = "") -> list[str]:
 def fixture_case(path: Path, name: str) -> dict[str, Any]:
     """One fixture case by name."""
     return next(c for c in load_fixture(path)["cases"] if c["name"] == name)
+
+
+@cache
+def fixture_maker(path: Path) -> ModuleType:
+    """Import a fixture's script (``fixtures/make_<library>.py``) as a module.
+
+    The scripts import their library at the top: only call this where it is installed (the
+    live conformance modules, which CI runs in the environment the library needs).
+    """
+    spec = importlib.util.spec_from_file_location(f"_maker_{path.stem}", path)
+    assert spec is not None, path
+    assert spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def assert_same_record(stored: Any, live: Any, where: str = "") -> None:
+    """Two JSON-like records are equal: the same keys and lists, numbers to 1e-12 (None for
+    NaN). Used to check that a stored fixture is what its library still produces."""
+    if isinstance(stored, dict):
+        assert isinstance(live, dict), f"{where}: {live!r} is not a mapping"
+        assert set(stored) == set(live), f"{where}: keys {sorted(stored)} != {sorted(live)}"
+        for key in stored:
+            assert_same_record(stored[key], live[key], f"{where}.{key}")
+    elif isinstance(stored, list):
+        assert isinstance(live, list), f"{where}: {live!r} is not a list"
+        assert len(stored) == len(live), f"{where}: {len(live)} items, stored {len(stored)}"
+        for j, (a, b) in enumerate(zip(stored, live, strict=True)):
+            assert_same_record(a, b, f"{where}[{j}]")
+    elif isinstance(stored, float) and isinstance(live, (int, float)):
+        assert close(stored, live), f"{where}: stored {stored!r} != live {live!r}"
+    else:
+        assert stored == live, f"{where}: stored {stored!r} != live {live!r}"
+
+
+def inputs_of(case: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """A deep copy of a stored case's inputs (the fields a fixture script reads)."""
+    return {key: copy.deepcopy(case[key]) for key in keys if key in case}
 
 
 @contextmanager

@@ -1,7 +1,8 @@
 """Conformance of ``convention="evidently"`` with Evidently 0.7.23, from stored Evidently values.
 
-Evidently needs its own heavy environment (and pandas < 3), so the values come from
-``fixtures/evidently.json.gz``, written by ``fixtures/make_evidently.py`` (its header records
+Evidently needs pandas < 3 and the main test environment has pandas 3, so here the values
+come from ``fixtures/evidently.json.gz`` (``test_conv_evidently_live.py`` runs Evidently live
+in CI's pandas-2 environment), written by ``fixtures/make_evidently.py`` (its header records
 the Evidently, Python, numpy and pandas versions and the command). The script ran the Report
 API on 210 seeded random cases (up to 8 users, lists up to 12 items with distinct scores, up
 to 8 truth items graded 1..5, users without recommendations, users with recommendations and
