@@ -172,3 +172,21 @@ def test_conventions_command():
     assert doc["settings"]["ties"] == "item_desc"
     assert run("conventions", "nope").exit_code == 2
     assert run("conventions").exit_code == 0
+
+
+def test_convention_tables_fit_an_80_column_terminal(files, monkeypatch):
+    """Every library's name and every number is shown whole (folded, never cut with an
+    ellipsis) at 80 columns."""
+    monkeypatch.setenv("COLUMNS", "80")
+    r, t = files
+    every = run("conventions")
+    assert every.exit_code == 0
+    assert "…" not in every.output
+    assert max(len(line) for line in every.output.splitlines()) <= 80
+    assert "map_cut_k" in every.output
+    assert "relevance_threshold=1.0" in every.output  # trec_eval's settings row
+    side = run("evaluate", str(r), str(t), "-m", "ndcg@2", "-m", "ap@2", "--all-conventions")
+    assert side.exit_code == 0
+    values = side.output.split("what each number is")[0]
+    assert "…" not in values
+    assert max(len(line) for line in side.output.splitlines()) <= 80

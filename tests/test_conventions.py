@@ -105,7 +105,47 @@ def test_a_metric_the_library_lacks_is_an_error() -> None:
     with pytest.raises(UnknownMetricError, match=r"trec_eval has no DCG: convention "
                        r"'trec_eval' defines Precision, Recall") as info:
         C.get("trec_eval").metric("dcg@10")
-    assert info.value.parameter == "convention"
+    assert info.value.parameter == "metrics"
+    assert "evaluate dcg without a convention" in str(info.value)
+
+
+@pytest.mark.parametrize(("convention", "spec", "name"), [
+    ("trec_eval", "fbeta(beta=2)@3", "set_F.4 -M 3"),   # set_F's parameter is beta squared
+    ("trec_eval", "fbeta(beta=0.5)", "set_F.0.25"),
+    ("trec_eval", "f1@5", "set_F.1 -M 5"),
+    ("ranx", "ndcg(gain=exponential)", "ndcg_burges"),
+    ("lenskit", "ndcg(gain=linear)", "NDCG(gain='rating')"),
+    ("lenskit", "ndcg(gain=linear)@4", "NDCG(n=4, gain='rating')"),
+    ("ms_recommenders", "ndcg(gain=linear)", "ndcg_at_k(k=len, score_type='raw')"),
+    ("ms_recommenders", "ndcg(gain=exponential, discount=log2)@4",
+     "ndcg_at_k(k=4, score_type='exp', discfun_type='log2')"),
+    ("torchmetrics", "precision(denominator=list_length)",
+     "RetrievalPrecision(adaptive_k=True)"),
+])
+def test_library_names_of_variants(convention: str, spec: str, name: str) -> None:
+    conv = C.get(convention)
+    metric = conv.metric(spec)
+    assert conv.library_name(metric) == name
+    assert conv.not_in_library(metric) == {}
+
+
+def test_a_variant_the_library_lacks_has_no_library_name_and_is_recorded() -> None:
+    # ranx's nDCG has linear (ndcg) or exponential (ndcg_burges) gains, not binary
+    conv = C.get("ranx")
+    metric = conv.metric("ndcg(gain=binary)@3")
+    assert conv.library_name(metric) is None
+    assert conv.not_in_library(metric) == {"gain": "binary"}
+    ev = rv.evaluate(RECS, TRUTH, ["ndcg(gain=binary)@3", "ndcg@3"], convention="ranx")
+    binary, linear = ev.labels
+    assert ev.settings["metrics"][binary]["library_name"] is None
+    assert ev.settings["metrics"][binary]["not_in_library"] == {"gain": "binary"}
+    assert ev.settings["metrics"][linear]["library_name"] == "ndcg@3"
+    assert ev.settings["convention_overrides"] == {"metrics": {binary: {"gain": "binary"}}}
+    assert f"{binary} = not in ranx" in ev.caption
+    # lenskit's AP divides by min(|R|, list length); hits is another library's
+    lenskit = C.get("lenskit")
+    assert lenskit.not_in_library(lenskit.metric("ap(denominator=hits)@3")) == {
+        "denominator": "hits"}
 
 
 def test_cutoff_rules() -> None:

@@ -534,8 +534,13 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
         n_missing_predictions=counts.get("missing_predictions", 0),
         policies=dict(opts.policies))
     conv = opts.convention
+    overrides: dict[str, Any] = dict(opts.overrides)
+    if conv is not None:  # variants written in metric names that the library lacks
+        written = {m.label: diff for _, m in specs if (diff := conv.not_in_library(m))}
+        if written:
+            overrides["metrics"] = written
     settings = {"convention": conv.name if conv is not None else None,
-                "convention_overrides": dict(opts.overrides),
+                "convention_overrides": overrides,
                 "relevance_threshold": opts.relevance_threshold,
                 "ties": opts.ties, **opts.policies, "id_cast": opts.id_cast,
                 "strict": opts.strict,
@@ -549,11 +554,17 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
 
 
 def _variant(metric: Metric, conv: Convention | None) -> dict[str, Any]:
-    """Every parameter of a metric, and the library's name for it under the convention."""
+    """Every parameter of a metric and, under a convention, the library's name for it.
+
+    The name is None when parameters written in the metric's name select a variant the
+    library lacks; those are listed under ``not_in_library``.
+    """
     out: dict[str, Any] = {"name": metric.name, "k": metric.k}
     out.update({f.name: getattr(metric, f.name) for f in metric.parameters()})
     if conv is not None:
         out["library_name"] = conv.library_name(metric)
+        if out["library_name"] is None:
+            out["not_in_library"] = conv.not_in_library(metric)
     return out
 
 

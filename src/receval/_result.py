@@ -225,9 +225,9 @@ class EvaluationResult:
         conv = self.settings.get("convention")
         if not conv:
             return ""
-        names = ", ".join(f"{label} = {v['library_name']}"
-                          for label, v in self.settings.get("metrics", {}).items()
-                          if "library_name" in v)
+        names = ", ".join(
+            f"{label} = {v['library_name'] or 'not in ' + str(conv)}"
+            for label, v in self.settings.get("metrics", {}).items() if "library_name" in v)
         return f"convention: {conv} ({names})"
 
     def _tabulate(self, digits: int, fmt: str) -> str:

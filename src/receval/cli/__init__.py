@@ -52,13 +52,17 @@ def cli() -> None:
               help="Order of items with equal scores (default: the convention's, or "
                    "stable).")
 @click.option("--no-relevant", type=click.Choice(["skip", "zero", "error"]), default=None,
-              help="Truth users without a relevant item (default: skip).")
+              help="Truth users without a relevant item (default: the convention's, or "
+                   "skip).")
 @click.option("--missing-recs", type=click.Choice(["zero", "skip", "error"]), default=None,
-              help="Truth users without recommendations (default: zero).")
+              help="Truth users without recommendations (default: the convention's, or "
+                   "zero).")
 @click.option("--recs-without-truth", type=click.Choice(["ignore", "zero", "error"]),
-              default=None, help="Users with recommendations but no truth (default: ignore).")
+              default=None, help="Users with recommendations but no truth (default: the "
+              "convention's, or ignore).")
 @click.option("--missing-predictions", default=None,
-              help="Rating metrics: error (default), skip, global_mean, or a number.")
+              help="Rating metrics: error, skip, global_mean, or a number (default: the "
+                   "convention's, or error).")
 @click.option("--user-col", default=None, help="Column of user ids (both files).")
 @click.option("--item-col", default=None, help="Column of item ids (both files).")
 @click.option("--score-col", default=None, help="Column of scores in RECS.")
@@ -150,7 +154,7 @@ def _side_by_side(sbs: Any, fmt: str, title: str, started: float) -> None:
         from receval.cli._render import frame_table, notes
 
         console = _console()
-        console.print(frame_table(sbs.values, title=f"{title}, every convention"))
+        console.print(frame_table(sbs.values.T, title=f"{title}, every convention"))
         console.print(frame_table(sbs.names.T, title="what each number is "
                                   "(library name = receval label)"))
         notes(console, [f"{conv}: {m}" for conv, ms in sbs.notes.items() for m in ms],
@@ -188,16 +192,18 @@ def conventions_cmd(name: str | None, fmt: str) -> None:
 
         click.echo(markdown(frame))
         return
-    from receval.cli._render import frame_table
+    from receval.cli._render import conventions_long, frame_table
 
     console = _console()
-    if conv is not None:
-        console.print(f"[bold]{conv.name}[/]: {conv.library} ({conv.versions})")
-        console.print(conv.summary)
+    if conv is None:  # every library: folded into rows, to fit a terminal
+        for table in conventions_long(frame, list(rv.conventions.DEFAULTS)):
+            console.print(table)
+        return
+    console.print(f"[bold]{conv.name}[/]: {conv.library} ({conv.versions})")
+    console.print(conv.summary)
     console.print(frame_table(frame, title="conventions: library name = receval label"))
-    if conv is not None:
-        for line in conv.differences:
-            console.print(f"[yellow]not reproduced:[/] {line}")
+    for line in conv.differences:
+        console.print(f"[yellow]not reproduced:[/] {line}")
 
 
 @cli.command()

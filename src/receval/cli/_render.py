@@ -50,6 +50,36 @@ def frame_table(frame: pd.DataFrame, *, title: str = "") -> Table:
     return table
 
 
+def conventions_long(frame: pd.DataFrame, settings: list[str]) -> tuple[Table, Table]:
+    """The conventions table folded to fit a terminal.
+
+    One row per (metric, library), then one row per library with the settings it changes.
+    """
+    metrics = Table(title="conventions: how each library defines each metric",
+                    title_justify="left")
+    for name in ("metric", "library", "library's name", "receval label"):
+        metrics.add_column(name, overflow="fold")
+    forms = [row for row in frame.index if row not in settings]
+    for form in forms:
+        cells = [(conv, str(frame.at[form, conv])) for conv in frame.columns]
+        for j, (conv, cell) in enumerate(cells):
+            theirs, _, ours = cell.partition(" = ")
+            if conv == "receval":
+                theirs, ours = "", cell
+            metrics.add_row(form if j == 0 else "", conv, theirs, ours,
+                            end_section=j == len(cells) - 1)
+    changed = Table(title="settings each library changes (receval's default in the first "
+                    "row)", title_justify="left")
+    changed.add_column("library")
+    changed.add_column("settings", overflow="fold")
+    cells = frame.astype(str)
+    for conv in frame.columns:
+        values = [f"{s}={cells.at[s, conv]}" for s in settings
+                  if conv == "receval" or cells.at[s, conv] != cells.at[s, "receval"]]
+        changed.add_row(conv, ", ".join(values) or "-")
+    return metrics, changed
+
+
 def _cell(v: Any) -> str:
     if isinstance(v, float):
         return "-" if math.isnan(v) else f"{v:.4f}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -59,6 +60,10 @@ class MetricRule:
     variants : tuple of (dict, str)
         Other receval parameters that select another of the library's own variants, with
         its name (ranx: ``({"gain": "exponential"}, "ndcg_burges@{k}")``).
+    free : tuple of str
+        receval parameters the library takes as a parameter of its own, any value: the name
+        writes them as ``{param}``, or ``{param^2}`` for their square (trec_eval's
+        ``set_F.{beta^2}``).
     note : str
         What a user should know (shown in the table's notes).
     """
@@ -69,6 +74,7 @@ class MetricRule:
     params_whole: Mapping[str, Any] | None = None
     cutoff: str = "any"
     variants: tuple[tuple[Mapping[str, Any], str], ...] = ()
+    free: tuple[str, ...] = ()
     note: str = ""
 
     def parameters(self, k: int | None) -> Mapping[str, Any]:
@@ -76,6 +82,13 @@ class MetricRule:
         if k is None and self.params_whole is not None:
             return self.params_whole
         return self.params
+
+    def forms(self, k: int | None) -> list[tuple[Mapping[str, Any], str]]:
+        """Every metric the library computes under this rule: (receval parameters, name)."""
+        base = self.parameters(k)
+        name = self.name if k is not None else (self.name_whole or self.name)
+        return [(base, name), *(({**base, **params}, other)
+                                for params, other in self.variants)]
 
 
 @dataclass(frozen=True)
@@ -145,8 +158,8 @@ class Convention:
         offered = ", ".join(get(m).display for m in self.rules)
         raise UnknownMetricError(
             f"{self.library} has no {cls.display}: convention {self.name!r} defines "
-            f"{offered}; evaluate it without a convention or with metric parameters",
-            parameter="convention", examples=[cls.name])
+            f"{offered}; evaluate {cls.name} without a convention", parameter="metrics",
+            examples=[cls.name])
 
     def metric(self, spec: str | Metric) -> Metric:
         """Read a metric in this convention: its rule's parameters, then those written.
@@ -175,16 +188,46 @@ class Convention:
                 f"{metric.name} without @k under convention {self.name!r}", parameter="k",
                 examples=[metric.label])
 
-    def library_name(self, metric: Metric) -> str:
-        """The library's own name of ``metric`` (its variant, with the cutoff)."""
+    def _closest(self, metric: Metric) -> tuple[str, dict[str, Any]]:
+        """The library's form nearest to ``metric``.
+
+        Its name, and the parameters of ``metric`` that differ from it (empty when the
+        library computes ``metric``).
+        """
         rule = self.rule(metric)
-        name = rule.name if metric.k is not None else (rule.name_whole or rule.name)
-        for params, other in rule.variants:
-            if all(getattr(metric, p) == v for p, v in params.items()):
-                name = other
+        best: tuple[str, dict[str, Any]] | None = None
+        for params, name in rule.forms(metric.k):
+            diff = {f.name: getattr(metric, f.name) for f in metric.parameters()
+                    if f.name not in rule.free
+                    and getattr(metric, f.name) != params.get(f.name, f.default)}
+            if best is None or len(diff) < len(best[1]):
+                best = (name, diff)
+        assert best is not None  # every rule has its base form
+        return best
+
+    def library_name(self, metric: Metric) -> str | None:
+        """The library's own name of ``metric`` (its variant, with the cutoff).
+
+        None when the metric's parameters select a variant the library does not compute
+        (see :meth:`not_in_library`).
+        """
+        name, diff = self._closest(metric)
+        if diff:
+            return None
         if metric.k is None:  # a variant's name without its cutoff
-            return name.replace("@{k}", "").replace("(k={k})", "()")
-        return name.replace("{k}", str(metric.k))
+            name = _without_cutoff(name, self.rule(metric))
+        else:
+            name = name.replace("{k}", str(metric.k))
+        return re.sub(r"\{(\w+)(\^2)?\}",
+                      lambda m: f"{getattr(metric, m[1]) ** (2 if m[2] else 1):g}", name)
+
+    def not_in_library(self, metric: Metric) -> dict[str, Any]:
+        """Parameters of ``metric`` that no form of the library's metric has.
+
+        ``{}`` when the library computes it; otherwise a variant written in the metric's
+        name, over the convention.
+        """
+        return self._closest(metric)[1]
 
     def describe(self) -> dict[str, Any]:
         """Everything the convention sets, as plain data (for JSON and docs)."""
@@ -196,6 +239,21 @@ class Convention:
                         for m, r in self.rules.items()},
             "differences": list(self.differences),
         }
+
+
+def _without_cutoff(name: str, rule: MetricRule) -> str:
+    """A variant's name for the whole list.
+
+    Its cutoff parameter is left out (``NDCG(n={k}, gain='rating')`` ->
+    ``NDCG(gain='rating')``), or written as the rule's whole-list name writes it where the
+    library has no uncut form (MS Recommenders' ``k=len``).
+    """
+    whole = re.search(r"\b(\w+)=(len\w*)", rule.name_whole)
+    if whole and f"{whole[1]}={{k}}" in name:
+        return name.replace("{k}", whole[2])
+    name = re.sub(r"\((?:\w+=)?\{k\}\)", "()", name)  # f(k={k}) -> f()
+    name = re.sub(r"\b\w+=\{k\}, ", "", name)  # f(n={k}, gain=...) -> f(gain=...)
+    return re.sub(r"(?:@| -M |_)\{k\}", "", name)
 
 
 def close_names(name: str, names: list[str]) -> str:

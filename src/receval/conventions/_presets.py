@@ -25,7 +25,8 @@ _TREC_EVAL = Convention(
     rules={
         "precision": R("P_{k}", "set_P", note="P_k divides by k: missing places are misses"),
         "recall": R("recall_{k}", "set_recall"),
-        "fbeta": R("set_F.{k} (trec_eval -M k)", "set_F", {"denominator": "list_length"},
+        "fbeta": R("set_F.{beta^2} -M {k}", "set_F.{beta^2}", {"denominator": "list_length"},
+                   free=("beta",),
                    note="set_F's parameter is beta squared; receval's beta is beta itself"),
         "hit_rate": R("success_{k}", cutoff="required"),
         "mrr": R("recip_rank (trec_eval -M {k})", "recip_rank",
@@ -74,7 +75,8 @@ _SKLEARN = Convention(
     aliases=("scikit-learn", "scikit_learn"),
     library="scikit-learn",
     versions="scikit-learn 1.9",
-    summary="dense score matrices: linear gain, tie-averaged DCG, rows without relevant items "
+    summary="one row per user of the recommended items' grades and scores: linear gain, "
+            "tie-averaged DCG, an ideal and |R| from the row, rows without relevant items "
             "scored 0; rating errors per rating",
     rules={
         "ndcg": R("ndcg_score(k={k})", "ndcg_score"),
@@ -86,7 +88,8 @@ _SKLEARN = Convention(
         "mse": R("mean_squared_error", "mean_squared_error"),
         "rmse": R("root_mean_squared_error", "root_mean_squared_error"),
     },
-    settings={"ties": "expected", "no_relevant": "zero", "recs_without_truth": "zero"},
+    settings={"ties": "expected", "no_relevant": "zero", "recs_without_truth": "zero",
+              "missing_recs": "skip", "truth_scope": "recommended"},
     differences=(
         "average_precision_score groups tied scores into one threshold (precision at the "
         "end of the block times its share of recall); receval's ties='expected' averages "
@@ -129,8 +132,14 @@ _MS_RECOMMENDERS = Convention(
         "ndcg": R("ndcg_at_k(k={k})", "ndcg_at_k(k=len)",
                   {"gain": "binary", "discount": "ln", "missing_recs": "zero",
                    "zero_ideal": "skip"},
-                  variants=(({"gain": "linear"}, "ndcg_at_k(k={k}, score_type='raw')"),
-                            ({"gain": "exponential"}, "ndcg_at_k(k={k}, score_type='exp')")),
+                  variants=(
+                      ({"gain": "linear"}, "ndcg_at_k(k={k}, score_type='raw')"),
+                      ({"gain": "exponential"}, "ndcg_at_k(k={k}, score_type='exp')"),
+                      ({"discount": "log2"}, "ndcg_at_k(k={k}, discfun_type='log2')"),
+                      ({"gain": "linear", "discount": "log2"},
+                       "ndcg_at_k(k={k}, score_type='raw', discfun_type='log2')"),
+                      ({"gain": "exponential", "discount": "log2"},
+                       "ndcg_at_k(k={k}, score_type='exp', discfun_type='log2')")),
                   note="averaged over every truth user: users without predictions score 0; "
                        "a user whose ratings are all 0 (raw, exp) is 0/0, left out"),
         "mae": R("mae", "mae"),

@@ -86,7 +86,7 @@ def side_by_side(recs: Any, truth: Any, metrics: Sequence[str],
                 continue
             offered.append(text)
             cells[text] = metric.label if conv is None else \
-                f"{conv.library_name(metric)} = {metric.label}"
+                f"{conv.library_name(metric) or 'not in ' + conv.name} = {metric.label}"
         col_values = values.setdefault(column, {})
         if not offered:
             continue

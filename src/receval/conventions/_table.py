@@ -27,7 +27,7 @@ def _cell(conv: Convention | None, name: str, whole: bool) -> str:
     except ValueError:  # the library has no such form (a cutoff it does not take)
         return "-"
     label = metric.label.replace(f"@{_K}", "@k")
-    return f"{conv.library_name(metric).replace(str(_K), 'k')} = {label}"
+    return f"{(conv.library_name(metric) or '-').replace(str(_K), 'k')} = {label}"
 
 
 def table(conventions: list[str] | None = None) -> pd.DataFrame:
@@ -55,9 +55,7 @@ def table(conventions: list[str] | None = None) -> pd.DataFrame:
         forms = [False, True] if cls.takes_k else [True]
         for whole in forms:
             if cls.takes_k and whole and not any(
-                    name in c.rules and (c.rules[name].cutoff == "none"
-                                         or c.rules[name].params_whole is not None)
-                    for c in convs):
+                    name in c.rules and c.rules[name].cutoff != "required" for c in convs):
                 continue
             row = f"{cls.name}" if whole else f"{cls.name}@k"
             rows[row] = {"receval": _cell(None, name, whole)}

@@ -31,7 +31,8 @@ pandas work, so the live random test compares the means (200 cases, distinct and
 scores); every user's value is compared on the 220 stored cases of
 ``fixtures/ms_recommenders.json.gz`` (each function called on one user's rows, by
 ``fixtures/make_ms_recommenders.py`` with recommenders 1.2.1) and live on hand-made cases.
-The preset lists no differences.
+The preset's three differences (no common user, ``map`` reading the top k, no uncut nDCG)
+each have a test below.
 """
 
 from __future__ import annotations

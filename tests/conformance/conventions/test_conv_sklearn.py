@@ -9,11 +9,11 @@ sklearn's ``y_true`` (their grades, 0 when not judged) and ``y_score``; definiti
   ``dcg_score(y_true, y_score, k=k)`` == ``dcg@k``, and without ``k`` the whole row: linear
   gain, 1/log2(i+1), tied scores averaged (``ignore_ties=False``: the preset's
   ``ties='expected'``). sklearn's ideal is built from the row, i.e. from the recommended
-  items: the random cases judge recommended items only (``relevant_in_recs=True``), so it is
-  receval's ideal over all relevant items;
+  items only: the preset's ``truth_scope='recommended'`` (relevant items that were not
+  recommended are not in the row, so they count in neither the ideal nor AP's |R|);
 * ``average_precision_score(y_true > 0, y_score)`` == ``ap`` (no cutoff; the preset's
-  ``denominator='relevant'``), with distinct scores (with ties sklearn makes one threshold
-  of a tied block: see the difference test);
+  ``denominator='relevant'``, |R| the relevant items of the row), with distinct scores
+  (with ties sklearn makes one threshold of a tied block: see the difference test);
 * ``mean_absolute_error``, ``mean_squared_error``, ``root_mean_squared_error`` over every
   (user, item) pair == ``mae``, ``mse``, ``rmse`` (micro).
 
@@ -21,8 +21,8 @@ Settings of the preset: ``ties='expected'``, ``no_relevant='zero'`` (a row witho
 positive grade: ``ndcg_score`` / ``dcg_score`` give 0 and ``average_precision_score`` gives 0
 with a UserWarning "No positive class found in y_true" in scikit-learn 1.9) and
 ``recs_without_truth='zero'`` (a user with recommendations but no truth is a row of zeros
-for sklearn: 0). Truth users without recommendations have no sklearn row; they score 0 with
-receval's default ``missing_recs='zero'``, which has no sklearn counterpart to compare.
+for sklearn: 0), ``missing_recs='skip'`` (a truth user without recommendations has no row,
+so no value in the mean) and ``truth_scope='recommended'``.
 """
 
 from __future__ import annotations
@@ -99,21 +99,22 @@ def _check_ndcg(case: Case, k: int | None) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(case=cases(ties=True, relevant_in_recs=True, missing_recs=False, max_users=12),
-       k=cutoffs)
+@given(case=cases(ties=True, max_users=12), k=cutoffs)
 def test_ndcg_and_dcg_match_sklearn(case: Case, k: int | None) -> None:
-    """Tie-averaged nDCG/DCG with every judged item recommended; rows in random order.
+    """Tie-averaged nDCG/DCG; rows in random order; judged items recommended or not.
 
     Scores come from 1-4 integer levels, so ties are frequent (all equal with one level).
-    Users whose judged items are all grade 0, and users without truth, score 0 in both.
+    Users whose recommended items are all grade 0 or not judged, and users without truth,
+    score 0 in both; truth users without recommendations have no row and are left out.
     """
     _check_ndcg(case, k)
 
 
 @settings(max_examples=200, deadline=None)
-@given(case=cases(ties=False, relevant_in_recs=True, missing_recs=False, max_users=12))
+@given(case=cases(ties=False, max_users=12))
 def test_average_precision_matches_sklearn(case: Case) -> None:
-    """AP over the whole list, distinct scores, every judged item recommended.
+    """AP over the whole list, distinct scores, judged items recommended or not (|R| counts
+    the relevant items of the row: those recommended).
 
     sklearn's AP = sum over thresholds of (R_n - R_(n-1)) P_n; with distinct scores each
     threshold adds one item: sum_i rel_i P@i / |relevant in row|. A row without a positive
@@ -159,8 +160,9 @@ def test_edge_cases_match_sklearn() -> None:
     * ``short``: 2 items at k = 5;
     * ``zero``: judged items all grade 0: ndcg_score, dcg_score and AP 0;
     * ``no_truth``: recommendations without truth: a row of zeros for sklearn, 0;
-    * ``no_recs``: truth only: no sklearn row; receval's default ``missing_recs='zero'``
-      scores it 0 (and counts it in the mean).
+    * ``no_recs``: truth only: no sklearn row, left out of the mean;
+    * ``short``'s relevant item ``z`` is not recommended: not in sklearn's row, so neither
+      in the ideal DCG nor in AP's |R|.
     """
     recs = pd.DataFrame([("tie", "a", 1.0), ("tie", "b", 1.0), ("tie", "c", 1.0),
                          ("short", "a", 2.0), ("short", "b", 1.0),
@@ -168,13 +170,13 @@ def test_edge_cases_match_sklearn() -> None:
                          ("no_truth", "a", 2.0), ("no_truth", "b", 1.0)],
                         columns=["user", "item", "score"])
     truth = pd.DataFrame([("tie", "a", 3), ("tie", "b", 0), ("tie", "c", 1),
-                          ("short", "b", 2),
+                          ("short", "b", 2), ("short", "z", 4),
                           ("zero", "a", 0), ("zero", "b", 0),
                           ("no_recs", "a", 1)],
                          columns=["user", "item", "rating"])
     case = Case(recs, truth)
     ev = rv.evaluate(recs, truth, ["ndcg@5", "dcg@5", "ndcg@2", "ap"], convention="sklearn")
-    assert set(ev.per_user.index) == {"tie", "short", "zero", "no_truth", "no_recs"}
+    assert set(ev.per_user.dropna().index) == {"tie", "short", "zero", "no_truth"}
     values = {label: ev.per_user[label].to_dict() for label in ev.labels}
     for user in ("tie", "short", "zero", "no_truth"):
         y_true, y_score = _row(case, user)
@@ -188,7 +190,9 @@ def test_edge_cases_match_sklearn() -> None:
     for user in ("short", "zero", "no_truth"):  # distinct scores
         y_true, y_score, _ = case.candidates(user)
         assert_close(values[ev.labels[3]][user], _sklearn_ap(y_true, y_score), f"ap, {user}")
-    assert ev.per_user.loc["no_recs"].tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert "no_recs" in ev.users.skipped_missing_recs
+    refs = [sk.ndcg_score(*_row(case, u), k=5) for u in ("tie", "short", "zero", "no_truth")]
+    assert close(ev["ndcg@5"], float(np.mean(refs)))
     with pytest.raises(InvalidParameterError, match="whole list"):
         rv.evaluate(recs, truth, "ap@5", convention="sklearn")
 
