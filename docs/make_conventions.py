@@ -7,6 +7,8 @@ computed by the same function as ``receval evaluate ... --all-conventions``; the
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -121,7 +123,34 @@ def _example() -> str:
         "k = 3; u3 has truth but no recommendations; u4 has recommendations but no truth.\n\n"
         f"```\nreceval evaluate docs/example/recs.csv docs/example/truth.csv {args} "
         "--all-conventions --format markdown\n```\n\n"
-        f"{sbs.to_markdown()}\n")
+        f"{sbs.to_markdown()}\n\n{_checked(sbs.values)}\n")
+
+
+def _checked(values: pd.DataFrame) -> str:
+    """What the libraries themselves give on the example, where it is not the table's."""
+    own = json.loads((EXAMPLE / "libraries.json").read_text(encoding="utf-8"))
+    lines = []
+    for library, record in own.items():
+        for metric, theirs in record["values"].items():
+            ours = values.at[metric, library]
+            error = record["errors"].get(metric)
+            if error is not None:
+                lines.append(f"- **{library}** {metric}: the library raises `{error}` "
+                             f"({record['notes'].get(metric, '')})")
+            elif theirs is not None and not math.isclose(ours, theirs, rel_tol=1e-6):
+                lines.append(f"- **{library}** {metric}: the library gives {theirs:.4f}, "
+                             f"the convention {ours:.4f}")
+    names = ", ".join(f"{name} {record['version']}" for name, record in own.items())
+    return (
+        "Every library that installs was run on this data too ([example/libraries.json]"
+        "(example/libraries.json), written by [example/make_library_values.py]"
+        "(example/make_library_values.py) and checked by "
+        "`tests/conformance/conventions/test_conv_docs_example.py`; " + names + "). Its own "
+        "number is the table's everywhere except where the data meets a difference listed "
+        "at the end of this page (a tie, a list shorter than k, a user with "
+        "recommendations and no truth):\n\n" + "\n".join(lines) + "\n\nElliot does not "
+        "install; its column is checked against its evaluation code run from source on "
+        "other data (`test_conv_elliot_library.py`).")
 
 
 def render() -> str:

@@ -114,6 +114,11 @@ _RECBOLE = Convention(
         "rmse": R("rmse", "rmse"),
     },
     settings={"relevance_threshold": 0.0},
+    differences=(
+        "tied scores are ordered by torch.topk before the metrics see the ranking, which is "
+        "not the input order (five equal scores come out 2, 4, 3, 0, 1 on torch 2.13 CPU); "
+        "receval keeps the input order (ties='stable') and has no topk order",
+    ),
 )
 
 _MS_RECOMMENDERS = Convention(
@@ -274,7 +279,7 @@ _EVIDENTLY = Convention(
 _ELLIOT = Convention(
     name="elliot",
     library="Elliot",
-    versions="elliot 0.3.1 (source read at sisinflab/elliot c085d43; not installable here)",
+    versions="elliot 0.3.1 (its evaluation code at sisinflab/elliot c085d43, run from source)",
     summary="nDCG gain 2^(g - t + 1) - 1 above the threshold, MAP as the mean of P@i over "
             "every place; users without recommendations or relevant items left out",
     rules={
@@ -292,6 +297,12 @@ _ELLIOT = Convention(
     differences=(
         "MAE and RMSE score only relevant test ratings and keep a rating without a "
         "prediction in the denominator with no error; the convention does not offer them",
+        "with nobody to evaluate (no user with a list, test data and a relevant item) the "
+        "means are NaN (np.average of nothing); receval raises EmptyInputError",
+        "negative ratings are taken and never relevant; receval refuses them unless "
+        "negative_grades='allow', which then gives Elliot's numbers",
+        "a user whose list reaches Elliot empty scores 0 on every metric; receval's rows "
+        "cannot hold an empty list, so that user has no recommendation and is left out",
     ),
 )
 
@@ -321,6 +332,9 @@ _CORNAC = Convention(
         "MAP divides by the relevant items that are among the ranked candidates; with a "
         "relevant item outside the list receval divides by every relevant item (|R|)",
         "MRR raises ValueError when no relevant item is ranked; receval scores 0",
+        "Recommender.rank orders tied scores by Cornac's internal item index, descending "
+        "(argsort reversed); receval keeps the input order (ties='stable'), which is that "
+        "index ascending when the items were indexed in input order",
     ),
 )
 

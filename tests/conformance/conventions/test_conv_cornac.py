@@ -37,6 +37,7 @@ has a test below.
 from __future__ import annotations
 
 import math
+import warnings
 
 import cornac.metrics as cm
 import numpy as np
@@ -55,6 +56,7 @@ from tests.conformance._data import (
 )
 
 import receval as rv
+from receval.exceptions import TiesAtCutoffWarning
 
 pytestmark = pytest.mark.conformance
 
@@ -241,3 +243,30 @@ def test_difference_mrr_raises_without_a_ranked_positive() -> None:
     ev = rv.evaluate(recs, truth, "mrr", convention="cornac")
     assert ev.per_user.loc["u", ev.labels[0]] == 0.0
     assert ev["mrr"] == 0.5
+
+
+def test_difference_tied_scores_in_descending_item_index() -> None:
+    """Difference (preset): ``Recommender.rank`` sorts scores with ``argsort()[::-1]``, so
+    equal scores come out by Cornac's item index, descending. MostPop on five items seen
+    once each (indexed i0..i4 in input order) gives them all score 1: Cornac ranks i4 first;
+    receval keeps the input order (i0 first). With i0 relevant, Precision@1 is 0 in Cornac,
+    1 in receval."""
+    from cornac.data import Dataset
+    from cornac.models import MostPop
+
+    items = [f"i{j}" for j in range(5)]
+    train = Dataset.from_uir([(f"v{j}", item, 1.0) for j, item in enumerate(items)], seed=0)
+    model = MostPop()
+    model.fit(train)
+    assert [train.iid_map[i] for i in items] == [0, 1, 2, 3, 4]
+    ranked, scores = model.rank(0)
+    assert len(set(scores.tolist())) == 1
+    assert ranked.tolist() == [4, 3, 2, 1, 0]
+    theirs = cm.Precision(k=1).compute(gt_pos=np.array([0]), pd_rank=ranked)
+    recs = pd.DataFrame([("u", item, float(scores[train.iid_map[item]])) for item in items],
+                        columns=["user", "item", "score"])
+    truth = pd.DataFrame([("u", "i0", 1)], columns=["user", "item", "rating"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TiesAtCutoffWarning)
+        ours = rv.evaluate(recs, truth, "precision@1", convention="cornac")["precision@1"]
+    assert (ours, theirs) == (1.0, 0.0)

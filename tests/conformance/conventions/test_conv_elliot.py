@@ -1,9 +1,11 @@
-"""Conformance of ``convention="elliot"`` with Elliot's metric definitions (no Elliot run).
+"""Conformance of ``convention="elliot"`` with Elliot's metric definitions, re-implemented.
 
-No execution of Elliot backs these numbers. Elliot (sisinflab/elliot 0.3.1) is not on PyPI
-and its requirements (hyperopt from a git URL, torch 2.7.1, tensorflow >= 2.19, pyg wheels
-from data.pyg.org) cannot be installed here, so neither a live comparison nor a fixture of
-its output is possible. The reference below is an independent implementation, written for
+Elliot (sisinflab/elliot 0.3.1) is not on PyPI and its requirements (hyperopt from a git URL,
+torch 2.7.1, tensorflow >= 2.19, pyg wheels from data.pyg.org) cannot be installed here, so
+there is no live comparison. ``test_conv_elliot_library.py`` compares with values that
+Elliot's own evaluation code produced, run from a source checkout
+(``fixtures/make_elliot.py``); this module adds hypothesis-drawn cases against a reference
+that is an independent implementation of the same definitions, written for
 this test from the definitions read in Elliot's v0.3.1 sources (``elliot/evaluation/``, as
 recorded in the probe report); it shares no code with Elliot. It checks that the preset
 implements those definitions, not that it reproduces an Elliot installation. (While this
@@ -57,6 +59,15 @@ METRICS = ("precision", "recall", "f1", "hit_rate", "mrr", "ap", "ndcg")
 
 
 # -- the reference: Elliot's definitions, written independently --------------------------
+
+
+#: The probe's means (users u1..u4 of the edge case below), worked out by hand from Elliot's
+#: definitions; test_conv_elliot_library.py checks that Elliot's own code gives them too.
+PROBE_MEANS = {"precision@3": 0.25, "recall@3": 0.583333, "hit_rate@3": 0.75, "mrr@3": 0.5,
+               "ap@3": 0.291667, "ndcg@3": 0.481753, "f1@3": 0.333333, "precision@5": 0.25,
+               "recall@5": 0.916667, "hit_rate@5": 1.0, "mrr@5": 0.55, "ap@5": 0.275,
+               "ndcg@5": 0.628993, "f1@5": 0.375}
+
 
 def _lists(recs: pd.DataFrame) -> dict[str, list[str]]:
     """Each user's items by decreasing score; equal scores keep the input order."""
@@ -205,11 +216,7 @@ def test_reference_on_the_probe_example() -> None:
         [("u1", "b", 1), ("u1", "d", 1), ("u1", "x", 1), ("u2", "f", 1), ("u3", "o", 1),
          ("u4", "q", 1)])
     ev = _compare(recs, truth, [3, 5])
-    expected = {"precision@3": 0.25, "recall@3": 0.583333, "hit_rate@3": 0.75, "mrr@3": 0.5,
-                "ap@3": 0.291667, "ndcg@3": 0.481753, "f1@3": 0.333333, "precision@5": 0.25,
-                "recall@5": 0.916667, "hit_rate@5": 1.0, "mrr@5": 0.55, "ap@5": 0.275,
-                "ndcg@5": 0.628993, "f1@5": 0.375}
-    for spec, value in expected.items():
+    for spec, value in PROBE_MEANS.items():
         assert ev[spec] == pytest.approx(value, abs=1e-6), spec
     # u4 at k = 5: (0 + 1/2 + 1/3 + 1/4 + 1/5) / 5, P@i counted past the end of the list
     assert _column(ev, [3, 5], "ap@5")["u4"] == pytest.approx((1 / 2 + 1 / 3 + 1 / 4 + 1 / 5) / 5)

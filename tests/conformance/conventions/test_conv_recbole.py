@@ -33,6 +33,7 @@ NumPy 1.24: the test sets ``np.float = float`` (and ``np.bool = bool``) while it
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -56,6 +57,7 @@ from tests.conformance._data import (
 )
 
 import receval as rv
+from receval.exceptions import TiesAtCutoffWarning
 
 pytestmark = pytest.mark.conformance
 
@@ -186,3 +188,23 @@ def test_rating_errors_match_recbole(case: RatingCase) -> None:
     ev = rv.evaluate(case.recs, case.truth, ["mae", "rmse"], convention="recbole")
     assert_close(ev["mae"], theirs["mae"], "mae")
     assert_close(ev["rmse"], theirs["rmse"], "rmse")
+
+
+def test_difference_tied_scores_follow_torch_topk() -> None:
+    """Difference (preset): RecBole ranks each user's scores with ``torch.topk``
+    (``Collector.eval_batch_collect``) before its metrics see ``pos_index``; among equal
+    scores topk's order is not the input order. Five tied items, the first (in input order)
+    relevant: receval (``ties='stable'``) puts it first, Hit@1 = 1; the ranking topk makes
+    does not, and RecBole's Hit@1 is 0."""
+    order = torch.topk(torch.ones(5), 5).indices.tolist()
+    assert order != [0, 1, 2, 3, 4]  # torch 2.13 CPU: [2, 4, 3, 0, 1]
+    pos_index = np.array([[j == 0 for j in order]])  # item 0 is the relevant one
+    with numpy_aliases():
+        theirs = rm.Hit(_config([1])).metric_info(pos_index)[0, 0]
+    recs = pd.DataFrame([("u", f"i{j}", 1.0) for j in range(5)],
+                        columns=["user", "item", "score"])
+    truth = pd.DataFrame([("u", "i0", 1)], columns=["user", "item", "rating"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TiesAtCutoffWarning)
+        ours = rv.evaluate(recs, truth, "hit_rate@1", convention="recbole")["hit_rate@1"]
+    assert (ours, theirs) == (1.0, 0)
