@@ -123,7 +123,11 @@ def _example() -> str:
         "k = 3; u3 has truth but no recommendations; u4 has recommendations but no truth.\n\n"
         f"```\nreceval evaluate docs/example/recs.csv docs/example/truth.csv {args} "
         "--all-conventions --format markdown\n```\n\n"
-        f"{sbs.to_markdown()}\n\n{_checked(sbs.values)}\n")
+        f"{sbs.to_markdown()}\n\nA label names the metric's variant (gain, denominator, "
+        "ideal, ties of its own); the settings each library changes (ties, which users "
+        "count, truth scope, relevance level) are in the settings table above, so two cells "
+        "with the same label can still differ.\n\n"
+        f"{_checked(sbs.values)}\n")
 
 
 def _checked(values: pd.DataFrame) -> str:
