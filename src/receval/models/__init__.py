@@ -1,0 +1,24 @@
+"""Models for offline experiments: the protocol, vectorised baselines, a Surprise adapter.
+
+A model is anything with ``fit(train)`` and ``recommend(users, k, exclude=None)`` and/or
+``predict(pairs)`` (:class:`Recommender`, :class:`Predictor`); :func:`receval.cross_validate`
+calls these. The baselines here are fitted and queried with numpy arrays and one compiled
+walk per user, never a per-user Python loop.
+
+>>> import pandas as pd
+>>> import receval as rv
+>>> train = pd.DataFrame({"user_id": [1, 1, 2, 3], "item_id": ["a", "b", "a", "c"]})
+>>> rv.models.MostPopular().fit(train).recommend([1, 4], k=2, exclude=train)
+   user_id item_id  score
+0        1       c    1.0
+1        4       a    2.0
+2        4       b    1.0
+"""
+
+from receval.models._baselines import GlobalMean, ItemMean, MostPopular, Random, UserMean
+from receval.models._data import ModelOutputError
+from receval.models._protocol import Model, Predictor, Recommender
+from receval.models._surprise import Surprise
+
+__all__ = ["GlobalMean", "ItemMean", "Model", "ModelOutputError", "MostPopular", "Predictor",
+           "Random", "Recommender", "Surprise", "UserMean"]

@@ -1,0 +1,127 @@
+"""What every built-in model shares: the fitted id indexes, argument checks, output tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from receval.exceptions import InvalidParameterError
+from receval.models._data import canonical, check_predictions, exclusion_csr
+from receval.models._topk import top_k_global, top_k_pairs
+
+__all__ = ["FittedIds", "check_k", "frame", "rank_by_predict", "requested_users"]
+
+
+def check_k(k: Any) -> int:
+    """``k`` as an int >= 1, or an error naming it."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InvalidParameterError(f"k must be an integer >= 1 (the length of each list), "
+                                    f"got {k!r}", parameter="k", examples=[k])
+    return int(k)
+
+
+def requested_users(users: Any) -> pd.Index:
+    """The distinct requested user ids, ascending (input order when they do not sort)."""
+    if isinstance(users, (str, bytes)) or np.ndim(users) == 0:
+        users = [users]
+    index = pd.Index(pd.unique(pd.Series(list(users) if not hasattr(users, "__array__")
+                                         else np.asarray(users))))
+    if index.hasnans:
+        raise InvalidParameterError("users holds missing values", parameter="users")
+    try:
+        return index.sort_values()
+    except TypeError:
+        return index
+
+
+class FittedIds:
+    """The users and items a model was fitted on, each indexed in ascending id order.
+
+    Subclasses call :meth:`_index` in ``fit``; ``users_`` and ``items_`` are
+    :class:`pandas.Index` objects, and ``user_codes_`` / ``item_codes_`` the training rows'
+    positions in them.
+    """
+
+    users_: pd.Index
+    items_: pd.Index
+    user_codes_: np.ndarray
+    item_codes_: np.ndarray
+
+    def _index(self, train: pd.DataFrame) -> None:
+        self.users_ = pd.Index(np.sort(train["user_id"].unique()))
+        self.items_ = pd.Index(np.sort(train["item_id"].unique()))
+        self.user_codes_ = self.users_.get_indexer(train["user_id"]).astype(np.int64)
+        self.item_codes_ = self.items_.get_indexer(train["item_id"]).astype(np.int64)
+
+    def _require_fitted(self) -> None:
+        if not hasattr(self, "items_"):
+            raise InvalidParameterError(
+                f"{type(self).__name__} is not fitted: call fit(train) first",
+                parameter="model")
+
+    def _pairs(self, pairs: Any) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+        """The pairs with canonical columns, and their user and item codes (-1: unknown)."""
+        self._require_fitted()
+        frame = canonical(pairs, name="pairs")[["user_id", "item_id"]]
+        return (frame, self.users_.get_indexer(frame["user_id"]),
+                self.items_.get_indexer(frame["item_id"]))
+
+    def _global_top_k(self, users: Any, k: int, exclude: Any, order: np.ndarray
+                      ) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+        """Top ``k`` of a global item order per user, excluded items left out.
+
+        Returns the requested users, the user position of each output row and the item
+        codes, best first per user.
+        """
+        self._require_fitted()
+        k = check_k(k)
+        index = requested_users(users)
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        off, pos = exclusion_csr(exclude, index, self.items_, position=position)
+        offsets, out = top_k_global(order, off, pos, k)
+        rows = np.repeat(np.arange(len(index)), np.diff(offsets))
+        return index, rows, order[out]
+
+
+def frame(users: pd.Index, rows: np.ndarray, items: pd.Index, codes: np.ndarray,
+          score: np.ndarray) -> pd.DataFrame:
+    """The ``user_id, item_id, score`` table of a recommendation."""
+    return pd.DataFrame({"user_id": users.take(rows), "item_id": items.take(codes),
+                         "score": np.asarray(score, dtype=np.float64)})
+
+
+#: ``rank_by_predict`` asks for the predictions of about this many pairs at a time.
+PAIRS_PER_CHUNK = 1 << 20
+
+
+def rank_by_predict(predict: Any, model: str, users: pd.Index, items: pd.Index,
+                    excl: tuple[np.ndarray, np.ndarray], k: int) -> pd.DataFrame:
+    """Rank every allowed (user, item) pair by a model's predicted rating; keep the top ``k``.
+
+    The candidates of a user are all of ``items`` except the user's excluded codes
+    (``excl``, a CSR from :func:`~receval.models._data.exclusion_csr`). ``predict`` is
+    called on tables of about 2^20 pairs (``user_id, item_id``), so the cost is
+    ``len(users) x len(items)`` predictions; pairs it leaves out are not ranked, and NaN
+    predictions are an error naming ``model``. Ties: ascending item id.
+    """
+    off, codes = excl
+    n_items = len(items)
+    chunk = max(1, PAIRS_PER_CHUNK // max(n_items, 1))
+    parts = [pd.DataFrame({"user_id": users[:0], "item_id": items[:0],
+                           "score": np.empty(0)})]
+    for start in range(0, len(users), chunk):  # a few chunks, not a loop over users
+        stop = min(start + chunk, len(users))
+        allowed = np.ones((stop - start, n_items), dtype=bool)
+        allowed[np.repeat(np.arange(stop - start), np.diff(off[start:stop + 1])),
+                codes[off[start]:off[stop]]] = False
+        u, i = np.nonzero(allowed)
+        pairs = pd.DataFrame({"user_id": users.take(u + start), "item_id": items.take(i)})
+        pred = check_predictions(predict(pairs), pairs, model)
+        pu = users.get_indexer(pred["user_id"]).astype(np.int64)
+        pi = items.get_indexer(pred["item_id"]).astype(np.int64)
+        best = top_k_pairs(pu, pi, pred["score"].to_numpy(dtype=np.float64), k)
+        parts.append(pred.iloc[best].reset_index(drop=True))
+    return pd.concat(parts, ignore_index=True)
