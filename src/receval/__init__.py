@@ -9,8 +9,10 @@
 0.5
 """
 
-from receval import conventions, exceptions, metrics
+from receval import conventions, exceptions, metrics, models
 from receval._columns import Columns
+from receval._cv import cross_validate
+from receval._cv_result import CrossValidation
 from receval._evaluate import evaluate
 from receval._explain import Explanation, explain
 from receval._result import EvaluationResult, MetricSummary, UserAccounting
@@ -19,6 +21,7 @@ from receval.exceptions import RecevalError, RecevalWarning
 
 __all__ = [
     "Columns",
+    "CrossValidation",
     "EvaluationResult",
     "Explanation",
     "MetricSummary",
@@ -27,8 +30,10 @@ __all__ = [
     "UserAccounting",
     "__version__",
     "conventions",
+    "cross_validate",
     "evaluate",
     "exceptions",
     "explain",
     "metrics",
+    "models",
 ]

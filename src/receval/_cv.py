@@ -1,0 +1,293 @@
+"""``cross_validate``: fit each model on each fold's training rows and evaluate it on the test.
+
+The experiment of the seeds (split, fit, rank or predict, measure; repeat over folds) on top
+of :func:`receval.evaluate`: no metric is computed here.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import sys
+import time
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from receval._columns import Columns
+from receval._cv_result import CrossValidation
+from receval._evaluate import evaluate
+from receval._result import EvaluationResult
+from receval.exceptions import InvalidParameterError
+from receval.metrics import Metric, parse
+from receval.models._base import check_k, rank_by_predict
+from receval.models._data import (
+    ModelOutputError,
+    canonical,
+    check_predictions,
+    check_recommendations,
+    exclusion_csr,
+)
+
+__all__ = ["cross_validate"]
+
+
+def cross_validate(
+    models: Mapping[str, Any],
+    data: Any,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    split: Any,
+    k: int = 10,
+    exclude_seen: bool = True,
+    progress: bool | None = None,
+    columns: Columns | dict[str, str] | None = None,
+    **evaluate_options: Any,
+) -> CrossValidation:
+    """Fit and evaluate every model on every fold.
+
+    For each fold ``(train, test)`` and each model: a deep copy of the model is fitted on
+    ``train``; ranking metrics evaluate ``recommend(test users, k, exclude=train)`` (``exclude
+    =None`` when ``exclude_seen`` is false) against ``test``; rating metrics evaluate
+    ``predict(test pairs)`` against ``test``. A model without ``predict`` gets no rating
+    metrics (NaN in :attr:`CrossValidation.per_fold`, listed in ``settings``); a model without
+    ``recommend`` is ranked by ``predict`` over the training items (every item of the
+    fold's ``train``, minus the excluded pairs: users x items predictions). Every number comes
+    from :func:`receval.evaluate`, called with ``evaluate_options``.
+
+    Parameters
+    ----------
+    models : dict of str to model
+        Name -> a model with ``fit(train)`` and ``recommend(users, k, exclude=None)`` and/or
+        ``predict(pairs)`` (:mod:`receval.models`). Models see pandas DataFrames with columns
+        ``user_id``, ``item_id``, and ``rating`` / ``timestamp`` when the data has them.
+    data : table or None
+        The whole data set: the catalog of items a model may recommend (an item outside it
+        is an error), and the input of ``split`` when ``split`` is a function.
+    metrics : str, Metric or list of them
+        As in :func:`receval.evaluate`; ``k`` of the lists should cover the largest ``@k``.
+    split : Split, list of Split, (train, test) pair, or function of ``data``
+        The folds: one Split (anything with ``.train`` and ``.test``, or that unpacks into
+        ``(train, test)``), a list of them (``rv.split.kfold``'s output), or a function that
+        returns either from ``data``.
+    k : int
+        Length of the recommendation lists.
+    exclude_seen : bool
+        Leave each user's training items out of their recommendations (default). A model
+        that recommends a training pair anyway is an error.
+    progress : bool, optional
+        A progress bar over folds x models (default: when stderr is a terminal).
+    columns : Columns or dict, optional
+        Column names of the data, when not the defaults or their aliases.
+    **evaluate_options
+        Passed to every :func:`receval.evaluate` call (``relevance_threshold``,
+        ``convention``, ``ties``, ``missing_predictions``, ...).
+
+    Returns
+    -------
+    CrossValidation
+        ``per_fold``, ``summary()``, ``results[(model, fold)]``, ``settings``, ``compare()``.
+
+    Raises
+    ------
+    RecevalError
+        Bad parameters, a model without ``fit`` or without both ``recommend`` and
+        ``predict``, or a model whose output breaks the protocol (unknown items or users,
+        duplicate pairs, NaN scores, more than ``k`` items, excluded pairs).
+    """
+    models = _check_models(models)
+    k = check_k(k)
+    if "recs" in evaluate_options or "truth" in evaluate_options:
+        raise InvalidParameterError("recs and truth are made by cross_validate; they are not "
+                                    "evaluate options here", parameter="evaluate_options")
+    specs = [m if isinstance(m, Metric) else parse(m) for m in _as_list(metrics)]
+    ranking = [m for m, s in zip(_as_list(metrics), specs, strict=True) if s.family != "rating"]
+    rating = [m for m, s in zip(_as_list(metrics), specs, strict=True) if s.family == "rating"]
+    folds = _folds(split, data)
+    parts = [(canonical(tr, columns, name=f"fold {f}: train"),
+              canonical(te, columns, name=f"fold {f}: test")) for f, (tr, te) in
+             enumerate(_unpack(fold) for fold in folds)]
+    catalog = None if data is None else pd.Index(canonical(data, columns)["item_id"].unique())
+    settings: dict[str, Any] = {
+        "k": k, "exclude_seen": bool(exclude_seen), "n_folds": len(folds),
+        "models": {name: repr(model) for name, model in models.items()},
+        "evaluate_options": dict(evaluate_options), "no_rating_metrics": [],
+        "ranked_by_predict": [], "fallbacks": {},
+        "split_reports": [getattr(fold, "report", None) for fold in folds]}
+    results: dict[tuple[str, int], EvaluationResult] = {}
+    timings: dict[tuple[str, int], dict[str, float]] = {}
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    from rich.progress import Progress
+
+    with Progress(disable=not show, transient=True) as bar, \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        task = bar.add_task("cross-validating", total=len(parts) * len(models))
+        for fold, (train, test) in enumerate(parts):
+            for name, model in models.items():
+                bar.update(task, description=f"fold {fold + 1}/{len(parts)}: {name}")
+                results[(name, fold)], timings[(name, fold)] = _run_one(
+                    name, copy.deepcopy(model), train, test, ranking, rating, k,
+                    exclude_seen, catalog, evaluate_options, settings, fold)
+                bar.advance(task)
+    _warn_once(caught)
+    labels = list(dict.fromkeys(label for ev in results.values() for label in ev.labels))
+    order = {s.label: i for i, s in enumerate(specs)}
+    labels.sort(key=lambda label: order.get(label, len(order)))
+    frame = pd.DataFrame.from_dict(timings, orient="index")
+    frame.index = pd.MultiIndex.from_tuples(list(timings), names=["model", "fold"])
+    return CrossValidation(results=results, models=list(models), n_folds=len(parts),
+                           labels=labels, settings=settings, timings=frame)
+
+
+def _warn_once(caught: list[warnings.WarningMessage]) -> None:
+    """Re-emit the warnings of every evaluation, each distinct message once."""
+    seen: set[tuple[type[Warning], str]] = set()
+    for w in caught:
+        key = (w.category, str(w.message))
+        if key not in seen:
+            seen.add(key)
+            warnings.warn(key[1], key[0], stacklevel=3)
+
+
+def _as_list(metrics: str | Metric | Iterable[str | Metric]) -> list[str | Metric]:
+    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    if not items:
+        raise InvalidParameterError("metrics is empty: name at least one metric",
+                                    parameter="metrics")
+    return items
+
+
+def _check_models(models: Any) -> dict[str, Any]:
+    if not isinstance(models, Mapping) or not models:
+        raise InvalidParameterError(
+            f"models must be a non-empty dict of name -> model, e.g. {{'pop': "
+            f"rv.models.MostPopular()}}; got {type(models).__name__}", parameter="models")
+    for name, model in models.items():
+        if not callable(getattr(model, "fit", None)) or not (
+                callable(getattr(model, "recommend", None))
+                or callable(getattr(model, "predict", None))):
+            raise InvalidParameterError(
+                f"model {name!r} ({type(model).__name__}) needs fit(train) and "
+                f"recommend(users, k, exclude=None) or predict(pairs)", parameter="models",
+                examples=[name])
+    return {str(name): model for name, model in models.items()}
+
+
+def _fold_like(obj: Any) -> bool:
+    return (hasattr(obj, "train") and hasattr(obj, "test")) or (
+        isinstance(obj, (tuple, list)) and len(obj) == 2)
+
+
+def _folds(split: Any, data: Any) -> list[Any]:
+    """The list of folds that ``split`` describes (see :func:`cross_validate`)."""
+    if callable(split) and not hasattr(split, "train"):
+        if data is None:
+            raise InvalidParameterError("split is a function of data, but data is None",
+                                        parameter="split")
+        split = split(data)
+    if hasattr(split, "train") and hasattr(split, "test"):
+        return [split]
+    if isinstance(split, (tuple, list)) and len(split) == 2 and \
+            not any(_fold_like(part) for part in split):
+        return [tuple(split)]
+    folds = list(split) if isinstance(split, Iterable) and not isinstance(
+        split, (str, bytes, pd.DataFrame)) else []
+    if not folds or not all(_fold_like(fold) for fold in folds):
+        raise InvalidParameterError(
+            f"split must be a Split, a list of Splits (e.g. rv.split.kfold(data, 5)), a "
+            f"(train, test) pair, or a function of data returning one; got "
+            f"{type(split).__name__}", parameter="split")
+    return folds
+
+
+def _unpack(fold: Any) -> tuple[Any, Any]:
+    if hasattr(fold, "train") and hasattr(fold, "test"):
+        return fold.train, fold.test
+    train, test = fold
+    return train, test
+
+
+def _ranked(name: str, model: Any, train: pd.DataFrame, users: pd.Index, k: int,
+            exclude_seen: bool, catalog: pd.Index | None, settings: dict[str, Any]
+            ) -> pd.DataFrame:
+    """The model's top-k lists for ``users``, checked against the protocol."""
+    exclude = train[["user_id", "item_id"]] if exclude_seen else None
+    if callable(getattr(model, "recommend", None)):
+        recs = check_recommendations(model.recommend(users.to_numpy(), k, exclude=exclude),
+                                     name, users, catalog, k)
+    else:
+        if name not in settings["ranked_by_predict"]:
+            settings["ranked_by_predict"].append(name)
+        items = pd.Index(np.sort(train["item_id"].unique()))
+        recs = rank_by_predict(model.predict, name, users, items,
+                               exclusion_csr(exclude, users, items), k)
+    if exclude is not None and len(recs):
+        seen = pd.MultiIndex.from_frame(exclude)
+        bad = pd.MultiIndex.from_frame(recs[["user_id", "item_id"]]).isin(seen)
+        if bad.any():
+            shown = list(recs.loc[bad, ["user_id", "item_id"]].head(5).itertuples(
+                index=False, name=None))
+            raise ModelOutputError(
+                f"model {name!r}: recommend() returned {int(bad.sum())} (user, item) pairs "
+                f"of the user's training rows although exclude_seen=True, e.g. {shown}",
+                parameter="models", n_bad=int(bad.sum()), examples=shown)
+    return recs
+
+
+def _run_one(name: str, model: Any, train: pd.DataFrame, test: pd.DataFrame,
+             ranking: Sequence[str | Metric], rating: Sequence[str | Metric], k: int,
+             exclude_seen: bool, catalog: pd.Index | None, options: dict[str, Any],
+             settings: dict[str, Any], fold: int) -> tuple[EvaluationResult, dict[str, float]]:
+    """Fit one model on one fold, query it, and evaluate it."""
+    seconds: dict[str, float] = {}
+    clock = time.perf_counter()
+    model.fit(train)
+    seconds["fit"] = time.perf_counter() - clock
+    evaluations = []
+    if ranking:
+        clock = time.perf_counter()
+        users = pd.Index(pd.unique(test["user_id"]))
+        recs = _ranked(name, model, train, users, k, exclude_seen, catalog, settings)
+        seconds["recommend"] = time.perf_counter() - clock
+        evaluations.append((recs, ranking))
+    if rating and callable(getattr(model, "predict", None)):
+        clock = time.perf_counter()
+        pairs = test[["user_id", "item_id"]]
+        evaluations.append((check_predictions(model.predict(pairs), pairs, name), rating))
+        seconds["predict"] = time.perf_counter() - clock
+    elif rating and name not in settings["no_rating_metrics"]:
+        settings["no_rating_metrics"].append(name)
+    if getattr(model, "fallbacks_", None):
+        settings["fallbacks"][(name, fold)] = dict(model.fallbacks_)
+    clock = time.perf_counter()
+    parts = [evaluate(recs, test, list(metrics), **options) for recs, metrics in evaluations]
+    seconds["evaluate"] = time.perf_counter() - clock
+    return _combine(parts), seconds
+
+
+def _combine(parts: list[EvaluationResult]) -> EvaluationResult:
+    """One result from a ranking and a rating evaluation of the same test set.
+
+    Metrics, summaries and per-user columns are put side by side; the user accounting is the
+    ranking one with the rating fields of the rating evaluation.
+    """
+    if len(parts) == 1:
+        return parts[0]
+    first, second = parts
+    per_user = first.per_user.join(second.per_user, how="outer")
+    users = dataclasses.replace(
+        first.users, rating_evaluated=second.users.rating_evaluated,
+        rating_skipped=second.users.rating_skipped,
+        n_missing_predictions=second.users.n_missing_predictions)
+    settings = dict(first.settings)
+    settings["metrics"] = {**first.settings.get("metrics", {}),
+                           **second.settings.get("metrics", {})}
+    return EvaluationResult(
+        metrics=first.metrics + second.metrics,
+        summaries={**first.summaries, **second.summaries}, per_user=per_user, users=users,
+        settings=settings, _aliases={**first._aliases, **second._aliases})
+

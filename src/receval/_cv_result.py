@@ -1,0 +1,120 @@
+"""``CrossValidation``: the evaluations of every (model, fold) of :func:`receval.cross_validate`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from receval._result import EvaluationResult
+from receval.exceptions import BackendUnavailableError
+
+__all__ = ["CrossValidation"]
+
+
+@dataclass(frozen=True)
+class CrossValidation:
+    """What :func:`receval.cross_validate` measured, fold by fold and model by model.
+
+    Attributes
+    ----------
+    results : dict
+        ``results[(model, fold)]`` is the :class:`~receval.EvaluationResult` of one model on
+        one fold, per-user values included (``.per_user``).
+    models : list of str
+        Model names, in the order given.
+    n_folds : int
+        Number of folds (splits).
+    labels : list of str
+        Metric labels, in the order requested.
+    settings : dict
+        ``k``, ``exclude_seen``, the evaluate options, each model's ``repr``, the models
+        without rating metrics (no ``predict``) or ranked by ``predict`` (no ``recommend``),
+        each (model, fold)'s fallbacks (``model.fallbacks_``), and the splits' reports.
+    timings : pandas.DataFrame
+        Seconds spent in ``fit``, ``recommend``, ``predict`` and ``evaluate`` per
+        (model, fold).
+    """
+
+    results: dict[tuple[str, int], EvaluationResult]
+    models: list[str]
+    n_folds: int
+    labels: list[str]
+    settings: dict[str, Any]
+    timings: pd.DataFrame = field(repr=False)
+
+    @property
+    def per_fold(self) -> pd.DataFrame:
+        """One row per (model, fold), one column per metric label (NaN: not measured)."""
+        keys = [(m, f) for m in self.models for f in range(self.n_folds)]
+        rows = {key: {label: self.results[key][label] if label in self.results[key]
+                      else np.nan for label in self.labels} for key in keys}
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=self.labels)
+        frame.index = pd.MultiIndex.from_tuples(list(rows), names=["model", "fold"])
+        return frame
+
+    def summary(self) -> pd.DataFrame:
+        """Mean and standard deviation over folds, per model and metric.
+
+        Columns are ``(label, "mean")`` and ``(label, "std")``; the standard deviation is
+        the sample one (``ddof=1``, NaN for a single fold), as pandas computes it.
+        """
+        grouped = self.per_fold.groupby(level="model", sort=False)
+        mean, std = grouped.mean(), grouped.std(ddof=1)
+        frame = pd.concat({"mean": mean, "std": std}, axis=1).swaplevel(axis=1)
+        frame = frame.reindex(columns=pd.MultiIndex.from_product([self.labels,
+                                                                  ["mean", "std"]]))
+        return frame.reindex(self.models)
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The summary as a markdown table: ``mean ± std`` per model and metric."""
+        from tabulate import tabulate
+
+        summary = self.summary()
+        rows = [[model] + [_pm(summary.loc[model, (label, "mean")],
+                                summary.loc[model, (label, "std")], digits)
+                           for label in self.labels] for model in self.models]
+        return str(tabulate(rows, headers=["model", *self.labels], tablefmt="github",
+                            disable_numparse=True))
+
+    def __repr__(self) -> str:
+        lines = [f"CrossValidation({len(self.models)} models x {self.n_folds} folds, "
+                 f"k={self.settings.get('k')})"]
+        summary = self.summary()
+        for model in self.models:
+            cells = ", ".join(f"{label} {_pm(summary.loc[model, (label, 'mean')], summary.loc[model, (label, 'std')], 4)}"  # noqa: E501
+                              for label in self.labels)
+            lines.append(f"  {model}: {cells}")
+        return "\n".join(lines)
+
+    def compare(self, **options: Any) -> Any:
+        """Compare the models with paired tests, users paired by (fold, user id).
+
+        Calls ``receval.stats.compare_folds`` on the per-user values of every fold; every
+        option (``metrics``, ``test``, ``correction``, ``baseline``, ``alpha``,
+        ``confidence``, ``n_resamples``, ``seed``, ``users``) is passed through.
+
+        Returns
+        -------
+        receval.stats.Comparison
+        """
+        try:
+            from receval.stats import compare_folds  # type: ignore[attr-defined]
+        except ImportError:
+            raise BackendUnavailableError(
+                "cv.compare needs receval.stats.compare_folds, which this receval does not "
+                "have", parameter="compare") from None
+        by_model: Mapping[str, list[EvaluationResult]] = {
+            model: [self.results[(model, f)] for f in range(self.n_folds)]
+            for model in self.models}
+        return compare_folds(by_model, **options)
+
+
+def _pm(mean: float, std: float, digits: int) -> str:
+    if np.isnan(mean):
+        return "-"
+    spread = "" if np.isnan(std) else f" ± {std:.{digits}f}"
+    return f"{mean:.{digits}f}{spread}"

@@ -1,0 +1,268 @@
+"""rv.models: the baselines against independent pandas computations, the Surprise adapter
+against Surprise itself, and the protocol's invariants (hypothesis)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+from receval.exceptions import ColumnNotFoundError, InvalidParameterError, NonFiniteValueError
+from receval.models._data import check_predictions, check_recommendations
+from strategies import examples
+
+# users 1-3, items a-e; user 1 rated a, b; user 2 rated a, c, d; user 3 rated a, e
+TRAIN = pd.DataFrame({
+    "user_id": [1, 1, 2, 2, 2, 3, 3],
+    "item_id": ["a", "b", "a", "c", "d", "a", "e"],
+    "rating": [5.0, 3.0, 4.0, 2.0, 2.0, 3.0, 1.0],
+})
+
+
+def _lists(recs: pd.DataFrame) -> dict[object, list[object]]:
+    return {u: g["item_id"].tolist() for u, g in recs.groupby("user_id", sort=True)}
+
+
+# -- MostPopular ------------------------------------------------------------------------------
+def test_most_popular_hand_computed():
+    # counts: a = 3 users, b = c = d = e = 1; ties by ascending item id: a, b, c, d, e
+    model = rv.models.MostPopular().fit(TRAIN)
+    recs = model.recommend([1, 2, 3, 9], k=2, exclude=TRAIN)
+    assert _lists(recs) == {1: ["c", "d"], 2: ["b", "e"], 3: ["b", "c"], 9: ["a", "b"]}
+    assert recs.loc[recs.user_id == 9, "score"].tolist() == [3.0, 1.0]
+    # without exclude every user gets the global top 2
+    assert _lists(model.recommend([1, 2], k=2)) == {1: ["a", "b"], 2: ["a", "b"]}
+
+
+def test_most_popular_counts_users_or_rows():
+    log = pd.DataFrame({"user_id": [1, 1, 1, 2, 3], "item_id": ["x", "x", "x", "y", "y"]})
+    # by users: x = 1 user, y = 2 users; by rows: x = 3 rows, y = 2 rows
+    assert _lists(rv.models.MostPopular().fit(log).recommend([5], 1)) == {5: ["y"]}
+    assert _lists(rv.models.MostPopular(by="rows").fit(log).recommend([5], 1)) == {5: ["x"]}
+
+
+def test_most_popular_against_pandas():
+    rng = np.random.default_rng(3)
+    log = pd.DataFrame({"user_id": rng.integers(0, 50, 2000),
+                        "item_id": rng.integers(0, 80, 2000)}).drop_duplicates()
+    model = rv.models.MostPopular().fit(log)
+    recs = model.recommend(np.arange(60), k=7, exclude=log)
+    count = log.groupby("item_id")["user_id"].nunique()
+    ranked = sorted(count.index, key=lambda i: (-count[i], i))
+    for u in range(60):
+        seen = set(log.loc[log.user_id == u, "item_id"])
+        expected = [i for i in ranked if i not in seen][:7]
+        got = recs.loc[recs.user_id == u]
+        assert got["item_id"].tolist() == expected
+        assert got["score"].tolist() == [float(count[i]) for i in expected]
+
+
+# -- mean predictors --------------------------------------------------------------------------
+PAIRS = pd.DataFrame({"user_id": [1, 2, 3, 7, 1], "item_id": ["c", "b", "z", "a", "a"]})
+
+
+def test_global_mean_hand_computed():
+    # mu = (5 + 3 + 4 + 2 + 2 + 3 + 1) / 7 = 20 / 7
+    pred = rv.models.GlobalMean().fit(TRAIN).predict(PAIRS)
+    assert pred["score"].tolist() == pytest.approx([20 / 7] * 5, abs=1e-15)
+    assert pred[["user_id", "item_id"]].equals(PAIRS)
+
+
+def test_user_mean_hand_computed_and_fallback():
+    # user 1: (5 + 3) / 2 = 4; user 2: (4 + 2 + 2) / 3 = 8/3; user 3: (3 + 1) / 2 = 2;
+    # user 7 is unknown -> mu = 20/7 (one fallback row)
+    model = rv.models.UserMean().fit(TRAIN)
+    pred = model.predict(PAIRS)
+    assert pred["score"].tolist() == pytest.approx([4, 8 / 3, 2, 20 / 7, 4], abs=1e-15)
+    assert model.fallbacks_ == {"unknown_users": 1}
+    # shrinkage 2: user 1 = (8 + 2 * 20/7) / (2 + 2)
+    shrunk = rv.models.UserMean(shrinkage=2).fit(TRAIN).predict(PAIRS)
+    assert shrunk["score"].iloc[0] == pytest.approx((8 + 40 / 7) / 4, abs=1e-15)
+
+
+def test_item_mean_hand_computed_fallback_and_ranking():
+    # a: (5 + 4 + 3) / 3 = 4; b: 3; c: 2; d: 2; e: 1; z unknown -> mu = 20/7
+    model = rv.models.ItemMean().fit(TRAIN)
+    pred = model.predict(PAIRS)
+    assert pred["score"].tolist() == pytest.approx([2, 3, 20 / 7, 4, 4], abs=1e-15)
+    assert model.fallbacks_ == {"unknown_items": 1}
+    # ranking by mean: a 4, b 3, c 2 = d 2 (ties by id), e 1
+    assert _lists(model.recommend([2, 8], k=3, exclude=TRAIN)) == {
+        2: ["b", "e"], 8: ["a", "b", "c"]}
+
+
+def test_mean_predictors_against_pandas():
+    rng = np.random.default_rng(5)
+    log = pd.DataFrame({"user_id": rng.integers(0, 40, 900), "item_id": rng.integers(0, 70, 900),
+                        "rating": rng.integers(1, 6, 900).astype(float)})
+    pairs = pd.DataFrame({"user_id": rng.integers(0, 45, 300),
+                          "item_id": rng.integers(0, 75, 300)})
+    mu = log["rating"].mean()
+    for model, key, beta in [(rv.models.UserMean(3), "user_id", 3),
+                             (rv.models.ItemMean(1.5), "item_id", 1.5)]:
+        g = log.groupby(key)["rating"].agg(["sum", "count"])
+        expected = pairs[key].map((g["sum"] + beta * mu) / (g["count"] + beta)).fillna(mu)
+        got = model.fit(log).predict(pairs)["score"]
+        np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-14)
+    np.testing.assert_allclose(rv.models.GlobalMean().fit(log).predict(pairs)["score"], mu,
+                               rtol=1e-15)
+
+
+def test_predict_accepts_aliases_and_keeps_pair_order():
+    pairs = pd.DataFrame({"user": [3, 1], "item": ["a", "b"]})
+    pred = rv.models.ItemMean().fit(TRAIN.rename(columns={"user_id": "userId"})).predict(pairs)
+    assert pred.columns.tolist() == ["user_id", "item_id", "score"]
+    assert pred["item_id"].tolist() == ["a", "b"]
+
+
+# -- Random -----------------------------------------------------------------------------------
+def test_random_draws_from_its_seed():
+    # one row of uniform numbers per user (ascending id), items ascending: the top k of a row
+    items = ["a", "b", "c", "d", "e"]
+    model = rv.models.Random(seed=42).fit(TRAIN)
+    recs = model.recommend([2, 1], k=5)
+    draws = np.random.default_rng(42).random((2, 5))
+    for row, user in enumerate([1, 2]):
+        order = np.argsort(-draws[row], kind="stable")
+        got = recs.loc[recs.user_id == user]
+        assert got["item_id"].tolist() == [items[j] for j in order]
+        assert got["score"].tolist() == draws[row, order].tolist()
+
+
+def test_random_seed_changes_lists():
+    a = rv.models.Random(seed=0).fit(TRAIN).recommend([1, 2, 3], k=3)
+    b = rv.models.Random(seed=1).fit(TRAIN).recommend([1, 2, 3], k=3)
+    assert not a.equals(b)
+    assert a.equals(rv.models.Random(seed=0).fit(TRAIN).recommend([3, 1, 2], k=3))
+
+
+def test_random_same_in_a_fresh_process():
+    code = textwrap.dedent("""
+        import numpy as np, pandas as pd, receval as rv
+        log = pd.DataFrame({"user_id": np.arange(300) % 17,
+                            "item_id": [f"i{j}" for j in (np.arange(300) * 7) % 41]})
+        log = log.drop_duplicates()
+        recs = rv.models.Random(seed=9).fit(log).recommend(np.arange(20), 5, exclude=log)
+        print(recs.to_csv(index=False))
+    """)
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={"PYTHONHASHSEED": seed, "PATH": "",
+                                            **_pythonpath()}).stdout
+            for seed in ("1", "2")]
+    assert outs[0] == outs[1] and len(outs[0].strip().splitlines()) == 1 + 20 * 5
+
+
+def _pythonpath() -> dict[str, str]:
+    import os
+
+    keep = {k: v for k, v in os.environ.items()
+            if k in ("PYTHONPATH", "NUMBA_CACHE_DIR", "HOME")}
+    return keep
+
+
+# -- properties -------------------------------------------------------------------------------
+@st.composite
+def logs(draw: st.DrawFn) -> pd.DataFrame:
+    n = draw(st.integers(1, 60))
+    users = draw(st.lists(st.integers(0, 9), min_size=n, max_size=n))
+    items = draw(st.lists(st.sampled_from([f"i{j}" for j in range(14)]), min_size=n,
+                          max_size=n))
+    ratings = draw(st.lists(st.integers(0, 5), min_size=n, max_size=n))
+    return pd.DataFrame({"user_id": users, "item_id": items,
+                         "rating": np.asarray(ratings, dtype=float)}).drop_duplicates(
+        ["user_id", "item_id"], ignore_index=True)
+
+
+MODELS = [lambda: rv.models.Random(seed=3), rv.models.MostPopular, rv.models.GlobalMean,
+          rv.models.UserMean, lambda: rv.models.ItemMean(shrinkage=1)]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(log=logs(), k=st.integers(1, 16), which=st.integers(0, len(MODELS) - 1),
+       extra=st.lists(st.integers(0, 12), max_size=4))
+def test_recommend_excludes_and_fills_k(log, k, which, extra):
+    model = MODELS[which]().fit(log)
+    users = sorted(set(log["user_id"]) | set(extra))
+    recs = model.recommend(users, k, exclude=log)
+    n_items = log["item_id"].nunique()
+    seen = set(zip(log["user_id"], log["item_id"], strict=True))
+    assert not any(pair in seen for pair in zip(recs["user_id"], recs["item_id"], strict=True))
+    assert not recs.duplicated(["user_id", "item_id"]).any()
+    assert not recs["score"].isna().any()
+    sizes = recs.groupby("user_id").size().reindex(users, fill_value=0)
+    for user in users:
+        allowed = n_items - len({i for u, i in seen if u == user})
+        assert sizes[user] == min(k, allowed)
+    # best first within each user
+    assert (recs.groupby("user_id")["score"].diff().fillna(0) <= 0).all()
+    check_recommendations(recs, "m", pd.Index(users), pd.Index(log["item_id"].unique()), k)
+
+
+# -- bad input --------------------------------------------------------------------------------
+def test_bad_parameters():
+    with pytest.raises(InvalidParameterError, match="k must be an integer >= 1"):
+        rv.models.MostPopular().fit(TRAIN).recommend([1], 0)
+    with pytest.raises(InvalidParameterError, match="k must be"):
+        rv.models.Random().fit(TRAIN).recommend([1], 2.5)
+    with pytest.raises(InvalidParameterError, match="by must be"):
+        rv.models.MostPopular(by="items")
+    with pytest.raises(InvalidParameterError, match="shrinkage"):
+        rv.models.ItemMean(shrinkage=-1)
+    with pytest.raises(InvalidParameterError, match="not fitted"):
+        rv.models.MostPopular().recommend([1], 3)
+    with pytest.raises(InvalidParameterError, match="not fitted"):
+        rv.models.UserMean().predict(PAIRS)
+
+
+def test_bad_training_data():
+    with pytest.raises(ColumnNotFoundError, match="rating"):
+        rv.models.ItemMean().fit(TRAIN.drop(columns="rating"))
+    with pytest.raises(ColumnNotFoundError, match="item"):
+        rv.models.MostPopular().fit(TRAIN.drop(columns="item_id"))
+    with pytest.raises(NonFiniteValueError, match="rating"):
+        rv.models.GlobalMean().fit(TRAIN.assign(rating=[1, np.nan, 3, 4, 5, 1, 2]))
+    with pytest.raises(NonFiniteValueError, match="user_id"):
+        rv.models.MostPopular().fit(TRAIN.assign(user_id=[1, None, 2, 2, 2, 3, 3]))
+    with pytest.raises(InvalidParameterError, match="empty"):
+        rv.models.GlobalMean().fit(TRAIN.iloc[:0])
+
+
+def test_bad_model_output_names_the_model():
+    users, catalog = pd.Index([1, 2]), pd.Index(["a", "b"])
+    good = pd.DataFrame({"user_id": [1, 2], "item_id": ["a", "b"], "score": [1.0, 2.0]})
+    for bad, what in [
+        (good.assign(item_id=["a", "zz"]), "items that are not in the data"),
+        (good.assign(user_id=[1, 1], item_id=["a", "a"]), "duplicate"),
+        (good.assign(score=[np.nan, 1.0]), "NaN"),
+        (good.assign(user_id=[1, 5]), "users that were not asked for"),
+    ]:
+        with pytest.raises(rv.models.ModelOutputError, match=f"model 'mine'.*{what}"):
+            check_recommendations(bad, "mine", users, catalog, 5)
+    with pytest.raises(rv.models.ModelOutputError, match="more than k=1"):
+        check_recommendations(good.assign(user_id=[1, 1]), "mine", users, catalog, 1)
+    with pytest.raises(rv.models.ModelOutputError, match="model 'mine'.*NaN predictions"):
+        check_predictions(np.array([1.0, np.nan]), good, "mine")
+    with pytest.raises(rv.models.ModelOutputError, match="3 values for 2 pairs"):
+        check_predictions([1.0, 2.0, 3.0], good, "mine")
+    with pytest.raises(rv.models.ModelOutputError, match="not asked"):
+        check_predictions(good.assign(item_id=["b", "a"]), good, "mine")
+
+
+def test_protocol_classes():
+    assert isinstance(rv.models.MostPopular(), rv.models.Recommender)
+    assert isinstance(rv.models.ItemMean(), rv.models.Predictor)
+    assert not isinstance(rv.models.Random(), rv.models.Predictor)
+
+
+def test_import_receval_does_not_import_surprise():
+    code = "import sys, receval; print('surprise' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
