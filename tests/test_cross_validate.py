@@ -1,0 +1,195 @@
+"""rv.cross_validate on hand-made folds, with every number computed by hand."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import receval as rv
+from receval.exceptions import InvalidParameterError
+
+DATA = pd.DataFrame(
+    [(1, "a", 5), (1, "b", 3), (1, "c", 4), (2, "a", 4), (2, "c", 2), (2, "b", 5), (2, "d", 3),
+     (3, "a", 2), (3, "d", 4), (3, "b", 1), (3, "e", 5)],
+    columns=["user_id", "item_id", "rating"])
+TEST0 = DATA.iloc[[2, 5, 6, 10]]  # (1,c,4) (2,b,5) (2,d,3) (3,e,5)
+TEST1 = DATA.iloc[[0, 3, 7, 8]]   # (1,a,5) (2,a,4) (3,a,2) (3,d,4)
+FOLDS = [(DATA.drop(TEST0.index), TEST0), (DATA.drop(TEST1.index), TEST1)]
+
+
+def _cv(**kw: Any) -> rv.CrossValidation:
+    options: dict[str, Any] = dict(split=FOLDS, k=2)
+    options.update(kw)
+    models = options.pop("models", {"pop": rv.models.MostPopular(), "mean": rv.models.ItemMean()})
+    metrics = options.pop("metrics", ["precision@2", "rmse"])
+    return rv.cross_validate(models, DATA, metrics, **options)
+
+
+def test_hand_computed_folds():
+    cv = _cv()
+    # fold 0, MostPopular: train counts a 3, b 2, c 1, d 1 (e unseen) -> order a, b, c, d
+    #   user 1 (saw a, b) -> [c, d], test {c}: 1/2; user 2 (a, c) -> [b, d], test {b, d}: 2/2
+    #   user 3 (a, d, b) -> [c], test {e}: 0/2                        mean (1/2 + 1 + 0) / 3
+    # fold 1, MostPopular: counts b 3, c 2, d 1, e 1 (a unseen) -> order b, c, d, e
+    #   user 1 (b, c) -> [d, e], test {a}: 0; user 2 (c, b, d) -> [e], test {a}: 0
+    #   user 3 (b, e) -> [c, d], test {a, d}: 1/2                     mean (0 + 0 + 1/2) / 3
+    assert cv.per_fold.loc[("pop", 0), "Precision@2"] == pytest.approx(0.5, abs=1e-15)
+    assert cv.per_fold.loc[("pop", 1), "Precision@2"] == pytest.approx(1 / 6, abs=1e-15)
+    assert math.isnan(cv.per_fold.loc[("pop", 0), "RMSE"])  # no predict: no rating metric
+    # fold 0, ItemMean: a (5+4+2)/3 = 11/3, b (3+1)/2 = 2, c 2, d 4; mu = 21/7 = 3
+    #   errors: (1,c) 2-4, (2,b) 2-5, (2,d) 4-3, (3,e) unseen mu 3-5 -> sqrt((4+9+1+4)/4)
+    assert cv.per_fold.loc[("mean", 0), "RMSE"] == pytest.approx(math.sqrt(4.5), abs=1e-15)
+    # fold 1: b (3+5+1)/3 = 3, c 3, d 3, e 5; a unseen -> mu = 23/7
+    #   errors 5-23/7 = 12/7, 4-23/7 = 5/7, 2-23/7 = -9/7, (3,d) 4-3 = 1 -> 299/49 / 4
+    assert cv.per_fold.loc[("mean", 1), "RMSE"] == pytest.approx(math.sqrt(299 / 196),
+                                                                  abs=1e-15)
+    # ItemMean ranks fold 0 by mean: d 4, a 11/3, b 2, c 2 -> user 1 [d, c] 1/2,
+    #   user 2 [d, b] 1, user 3 [c] 0 -> 1/2
+    assert cv.per_fold.loc[("mean", 0), "Precision@2"] == pytest.approx(0.5, abs=1e-15)
+    assert cv.settings["no_rating_metrics"] == ["pop"]
+    assert cv.settings["fallbacks"][("mean", 0)] == {"unknown_items": 1}
+    assert cv.settings["fallbacks"][("mean", 1)] == {"unknown_items": 3}
+
+
+def test_summary_and_per_user_values():
+    cv = _cv()
+    summary = cv.summary()
+    # mean (1/2 + 1/6) / 2 = 1/3; sample std |1/2 - 1/6| / sqrt(2)
+    assert summary.loc["pop", ("Precision@2", "mean")] == pytest.approx(1 / 3, abs=1e-15)
+    assert summary.loc["pop", ("Precision@2", "std")] == pytest.approx(
+        (1 / 3) / math.sqrt(2), abs=1e-15)
+    assert list(summary.index) == ["pop", "mean"]
+    per_user = cv.results[("pop", 0)].per_user["Precision@2"]
+    assert per_user.to_dict() == {1: 0.5, 2: 1.0, 3: 0.0}
+    assert list(cv.per_fold.index) == [("pop", 0), ("pop", 1), ("mean", 0), ("mean", 1)]
+    assert cv.results[("mean", 1)].users.rating_evaluated.tolist() == [1, 2, 3]
+    assert "0.3333 ± 0.2357" in cv.to_markdown()
+    assert "CrossValidation(2 models x 2 folds, k=2)" in repr(cv)
+    assert set(cv.timings.columns) >= {"fit", "recommend", "evaluate"}
+
+
+def test_exclude_seen_false():
+    cv = _cv(exclude_seen=False, models={"pop": rv.models.MostPopular()},
+             metrics=["precision@2"])
+    # fold 0: everyone gets [a, b]; user 1 {c} 0, user 2 {b, d} 1/2, user 3 {e} 0
+    assert cv.per_fold.loc[("pop", 0), "Precision@2"] == pytest.approx(1 / 6, abs=1e-15)
+
+
+def test_evaluate_options_pass_through():
+    cv = _cv(relevance_threshold=4, models={"pop": rv.models.MostPopular()},
+             metrics=["precision@2"], no_relevant="zero")
+    # fold 0 relevant (>= 4): user 1 {c}, user 2 {b}, user 3 {e}
+    #   [c, d] 1/2, [b, d] 1/2, [c] 0 -> 1/3
+    assert cv.per_fold.loc[("pop", 0), "Precision@2"] == pytest.approx(1 / 3, abs=1e-15)
+    assert cv.results[("pop", 0)].settings["relevance_threshold"] == 4
+
+
+class PredictOnly:
+    """ItemMean without recommend: cross_validate ranks the training items by predict."""
+
+    def fit(self, train: pd.DataFrame) -> PredictOnly:
+        self.inner = rv.models.ItemMean().fit(train)
+        return self
+
+    def predict(self, pairs: pd.DataFrame) -> np.ndarray:
+        return self.inner.predict(pairs)["score"].to_numpy()
+
+
+def test_model_without_recommend_is_ranked_by_predict():
+    cv = _cv(models={"mean": rv.models.ItemMean(), "predict-only": PredictOnly()})
+    pd.testing.assert_series_equal(cv.per_fold.loc["mean"]["Precision@2"],
+                                   cv.per_fold.loc["predict-only"]["Precision@2"])
+    assert cv.settings["ranked_by_predict"] == ["predict-only"]
+
+
+@dataclass
+class FakeSplit:
+    train: pd.DataFrame
+    test: pd.DataFrame
+    report: str = "a report"
+
+
+def test_split_forms():
+    base = _cv(split=FOLDS[0]).per_fold
+    assert len(base) == 2  # one (train, test) pair: one fold
+    for split in (FakeSplit(*FOLDS[0]), [FakeSplit(*FOLDS[0])], [FOLDS[0]], iter([FOLDS[0]]),
+                  lambda data: FakeSplit(*FOLDS[0])):
+        pd.testing.assert_frame_equal(_cv(split=split).per_fold, base)
+    assert _cv(split=FakeSplit(*FOLDS[0])).settings["split_reports"] == ["a report"]
+
+
+def test_columns_and_frame_types():
+    renamed = DATA.rename(columns={"user_id": "who", "item_id": "what", "rating": "stars"})
+    folds = [(renamed.loc[tr.index], renamed.loc[te.index]) for tr, te in FOLDS]
+    cv = rv.cross_validate({"pop": rv.models.MostPopular()}, renamed, ["precision@2"],
+                           split=folds, k=2, columns={"user": "who", "item": "what",
+                                                      "rating": "stars"})
+    assert cv.per_fold["Precision@2"].tolist() == pytest.approx([0.5, 1 / 6], abs=1e-15)
+    pa = pytest.importorskip("pyarrow")
+    arrow = [(pa.Table.from_pandas(tr), pa.Table.from_pandas(te)) for tr, te in FOLDS]
+    cv = _cv(split=arrow, models={"pop": rv.models.MostPopular()}, metrics=["precision@2"])
+    assert cv.per_fold["Precision@2"].tolist() == pytest.approx([0.5, 1 / 6], abs=1e-15)
+
+
+def test_model_object_is_not_fitted():
+    model = rv.models.MostPopular()
+    _cv(models={"pop": model})
+    assert not hasattr(model, "items_")
+
+
+class Cheater:
+    def __init__(self, recs: pd.DataFrame) -> None:
+        self.recs = recs
+
+    def fit(self, train: pd.DataFrame) -> None:
+        pass
+
+    def recommend(self, users: Any, k: int, exclude: Any = None) -> pd.DataFrame:
+        return self.recs
+
+
+def test_protocol_violations_name_the_model():
+    seen = pd.DataFrame({"user_id": [1], "item_id": ["a"], "score": [1.0]})
+    with pytest.raises(rv.models.ModelOutputError, match="'cheat'.*training rows"):
+        _cv(models={"cheat": Cheater(seen)}, metrics=["precision@2"])
+    unknown = seen.assign(item_id="zz")
+    with pytest.raises(rv.models.ModelOutputError, match="'cheat'.*not in the data"):
+        _cv(models={"cheat": Cheater(unknown)}, metrics=["precision@2"])
+    with pytest.raises(rv.models.ModelOutputError, match="'cheat'.*NaN"):
+        _cv(models={"cheat": Cheater(seen.assign(item_id="e", score=np.nan))},
+            metrics=["precision@2"])
+
+
+def test_bad_parameters():
+    with pytest.raises(InvalidParameterError, match="models must be a non-empty dict"):
+        rv.cross_validate([rv.models.MostPopular()], DATA, ["p@2"], split=FOLDS)
+    with pytest.raises(InvalidParameterError, match="needs fit"):
+        rv.cross_validate({"x": object()}, DATA, ["p@2"], split=FOLDS)
+    with pytest.raises(InvalidParameterError, match="split must be"):
+        _cv(split=[DATA])
+    with pytest.raises(InvalidParameterError, match="split must be"):
+        _cv(split=5)
+    with pytest.raises(InvalidParameterError, match="k must be"):
+        _cv(k=0)
+    with pytest.raises(InvalidParameterError, match="metrics is empty"):
+        _cv(metrics=[])
+    with pytest.raises(InvalidParameterError, match="data is None"):
+        rv.cross_validate({"p": rv.models.MostPopular()}, None, ["p@2"],
+                          split=lambda d: FOLDS)
+    with pytest.raises(rv.exceptions.UnknownMetricError):
+        _cv(metrics=["nonsense@2"])
+    with pytest.raises(InvalidParameterError, match="ties"):
+        _cv(ties="sideways")
+
+
+def test_warnings_of_every_fold_come_once():
+    # user 3 has no relevant item in fold 0 at threshold 5.5: one warning, not one per model
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning) as record:
+        _cv(relevance_threshold=5, metrics=["precision@2"])
+    messages = [str(w.message) for w in record]
+    assert len(messages) == len(set(messages))
