@@ -155,12 +155,12 @@ class Cheater:
 
 def test_protocol_violations_name_the_model():
     seen = pd.DataFrame({"user_id": [1], "item_id": ["a"], "score": [1.0]})
-    with pytest.raises(rv.models.ModelOutputError, match="'cheat'.*training rows"):
+    with pytest.raises(rv.models.ModelOutputError, match=r"'cheat'.*training rows"):
         _cv(models={"cheat": Cheater(seen)}, metrics=["precision@2"])
     unknown = seen.assign(item_id="zz")
-    with pytest.raises(rv.models.ModelOutputError, match="'cheat'.*not in the data"):
+    with pytest.raises(rv.models.ModelOutputError, match=r"'cheat'.*not in the data"):
         _cv(models={"cheat": Cheater(unknown)}, metrics=["precision@2"])
-    with pytest.raises(rv.models.ModelOutputError, match="'cheat'.*NaN"):
+    with pytest.raises(rv.models.ModelOutputError, match=r"'cheat'.*NaN"):
         _cv(models={"cheat": Cheater(seen.assign(item_id="e", score=np.nan))},
             metrics=["precision@2"])
 

@@ -156,7 +156,8 @@ def test_random_same_in_a_fresh_process():
                            check=True, env={"PYTHONHASHSEED": seed, "PATH": "",
                                             **_pythonpath()}).stdout
             for seed in ("1", "2")]
-    assert outs[0] == outs[1] and len(outs[0].strip().splitlines()) == 1 + 20 * 5
+    assert outs[0] == outs[1]
+    assert len(outs[0].strip().splitlines()) == 1 + 20 * 5
 
 
 def _pythonpath() -> dict[str, str]:
@@ -247,7 +248,7 @@ def test_bad_model_output_names_the_model():
             check_recommendations(bad, "mine", users, catalog, 5)
     with pytest.raises(rv.models.ModelOutputError, match="more than k=1"):
         check_recommendations(good.assign(user_id=[1, 1]), "mine", users, catalog, 1)
-    with pytest.raises(rv.models.ModelOutputError, match="model 'mine'.*NaN predictions"):
+    with pytest.raises(rv.models.ModelOutputError, match=r"model 'mine'.*NaN predictions"):
         check_predictions(np.array([1.0, np.nan]), good, "mine")
     with pytest.raises(rv.models.ModelOutputError, match="3 values for 2 pairs"):
         check_predictions([1.0, 2.0, 3.0], good, "mine")

@@ -60,8 +60,8 @@ def test_recommend_ranks_unseen_items_by_surprise_estimate():
     items = sorted(log["item_id"].unique())
     for user in (0, 5, 11):
         seen = set(log.loc[log.user_id == user, "item_id"])
-        scored = sorted(((-ref.predict(user, i).est, i) for i in items  # type: ignore[attr-defined]
-                         if i not in seen))[:4]
+        scored = sorted((-ref.predict(user, i).est, i) for i in items  # type: ignore[attr-defined]
+                         if i not in seen)[:4]
         got = recs.loc[recs.user_id == user]
         assert got["item_id"].tolist() == [i for _, i in scored]
         np.testing.assert_array_equal(got["score"].to_numpy(), [-s for s, _ in scored])
@@ -74,7 +74,8 @@ def test_recommend_candidates_all_and_exclude():
     assert len(recs) == log["item_id"].nunique()  # every training item is a candidate
     exclude = pd.DataFrame({"user_id": [1, 1], "item_id": [100, 101]})
     recs = model.recommend([1], k=30, exclude=exclude)
-    assert {100, 101}.isdisjoint(recs["item_id"]) and len(recs) == log["item_id"].nunique() - 2
+    assert {100, 101}.isdisjoint(recs["item_id"])
+    assert len(recs) == log["item_id"].nunique() - 2
 
 
 def test_bad_input():

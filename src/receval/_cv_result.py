@@ -50,8 +50,8 @@ class CrossValidation:
     def per_fold(self) -> pd.DataFrame:
         """One row per (model, fold), one column per metric label (NaN: not measured)."""
         keys = [(m, f) for m in self.models for f in range(self.n_folds)]
-        rows = {key: {label: self.results[key][label] if label in self.results[key]
-                      else np.nan for label in self.labels} for key in keys}
+        rows = {key: {label: _value(self.results[key], label) for label in self.labels}
+                for key in keys}
         frame = pd.DataFrame.from_dict(rows, orient="index", columns=self.labels)
         frame.index = pd.MultiIndex.from_tuples(list(rows), names=["model", "fold"])
         return frame
@@ -73,22 +73,26 @@ class CrossValidation:
         """The summary as a markdown table: ``mean ± std`` per model and metric."""
         from tabulate import tabulate
 
-        summary = self.summary()
-        rows = [[model] + [_pm(summary.loc[model, (label, "mean")],
-                                summary.loc[model, (label, "std")], digits)
-                           for label in self.labels] for model in self.models]
+        rows = [[model, *self._cells(model, digits)] for model in self.models]
         return str(tabulate(rows, headers=["model", *self.labels], tablefmt="github",
                             disable_numparse=True))
 
     def __repr__(self) -> str:
         lines = [f"CrossValidation({len(self.models)} models x {self.n_folds} folds, "
                  f"k={self.settings.get('k')})"]
-        summary = self.summary()
         for model in self.models:
-            cells = ", ".join(f"{label} {_pm(summary.loc[model, (label, 'mean')], summary.loc[model, (label, 'std')], 4)}"  # noqa: E501
-                              for label in self.labels)
+            cells = ", ".join(f"{label} {cell}"
+                              for label, cell in zip(self.labels, self._cells(model, 4),
+                                                     strict=True))
             lines.append(f"  {model}: {cells}")
         return "\n".join(lines)
+
+    def _cells(self, model: str, digits: int) -> list[str]:
+        """``mean ± std`` of each metric for one model."""
+        summary = self.summary()
+        return [_pm(float(summary.loc[model, (label, "mean")]),  # type: ignore[arg-type]
+                    float(summary.loc[model, (label, "std")]), digits)  # type: ignore[arg-type]
+                for label in self.labels]
 
     def compare(self, **options: Any) -> Any:
         """Compare the models with paired tests, users paired by (fold, user id).
@@ -101,9 +105,11 @@ class CrossValidation:
         -------
         receval.stats.Comparison
         """
+        import importlib
+
         try:
-            from receval.stats import compare_folds  # type: ignore[attr-defined]
-        except ImportError:
+            compare_folds = importlib.import_module("receval.stats").compare_folds
+        except (ImportError, AttributeError):
             raise BackendUnavailableError(
                 "cv.compare needs receval.stats.compare_folds, which this receval does not "
                 "have", parameter="compare") from None
@@ -111,6 +117,10 @@ class CrossValidation:
             model: [self.results[(model, f)] for f in range(self.n_folds)]
             for model in self.models}
         return compare_folds(by_model, **options)
+
+
+def _value(result: EvaluationResult, label: str) -> float:
+    return result[label] if label in result else float("nan")
 
 
 def _pm(mean: float, std: float, digits: int) -> str:

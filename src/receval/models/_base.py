@@ -52,8 +52,8 @@ class FittedIds:
     def _index(self, train: pd.DataFrame) -> None:
         self.users_ = pd.Index(np.sort(train["user_id"].unique()))
         self.items_ = pd.Index(np.sort(train["item_id"].unique()))
-        self.user_codes_ = self.users_.get_indexer(train["user_id"]).astype(np.int64)
-        self.item_codes_ = self.items_.get_indexer(train["item_id"]).astype(np.int64)
+        self.user_codes_ = self.users_.get_indexer(pd.Index(train["user_id"])).astype(np.int64)
+        self.item_codes_ = self.items_.get_indexer(pd.Index(train["item_id"])).astype(np.int64)
 
     def _require_fitted(self) -> None:
         if not hasattr(self, "items_"):
@@ -65,8 +65,8 @@ class FittedIds:
         """The pairs with canonical columns, and their user and item codes (-1: unknown)."""
         self._require_fitted()
         frame = canonical(pairs, name="pairs")[["user_id", "item_id"]]
-        return (frame, self.users_.get_indexer(frame["user_id"]),
-                self.items_.get_indexer(frame["item_id"]))
+        return (frame, self.users_.get_indexer(pd.Index(frame["user_id"])),
+                self.items_.get_indexer(pd.Index(frame["item_id"])))
 
     def _global_top_k(self, users: Any, k: int, exclude: Any, order: np.ndarray
                       ) -> tuple[pd.Index, np.ndarray, np.ndarray]:
@@ -120,8 +120,8 @@ def rank_by_predict(predict: Any, model: str, users: pd.Index, items: pd.Index,
         u, i = np.nonzero(allowed)
         pairs = pd.DataFrame({"user_id": users.take(u + start), "item_id": items.take(i)})
         pred = check_predictions(predict(pairs), pairs, model)
-        pu = users.get_indexer(pred["user_id"]).astype(np.int64)
-        pi = items.get_indexer(pred["item_id"]).astype(np.int64)
+        pu = users.get_indexer(pd.Index(pred["user_id"])).astype(np.int64)
+        pi = items.get_indexer(pd.Index(pred["item_id"])).astype(np.int64)
         best = top_k_pairs(pu, pi, pred["score"].to_numpy(dtype=np.float64), k)
         parts.append(pred.iloc[best].reset_index(drop=True))
     return pd.concat(parts, ignore_index=True)

@@ -19,10 +19,10 @@ __all__ = [
     "CANONICAL",
     "ModelOutputError",
     "canonical",
-    "exclusion_csr",
-    "interactions",
     "check_predictions",
     "check_recommendations",
+    "exclusion_csr",
+    "interactions",
 ]
 
 #: Role -> the column name models see.
@@ -116,8 +116,8 @@ def exclusion_csr(exclude: Any, users: pd.Index, items: pd.Index, *,
     if exclude is None:
         return np.zeros(n + 1, dtype=np.int64), np.empty(0, dtype=np.int64)
     pairs = canonical(exclude, name="exclude")
-    u = users.get_indexer(pairs["user_id"])
-    i = items.get_indexer(pairs["item_id"])
+    u = users.get_indexer(pd.Index(pairs["user_id"]))
+    i = items.get_indexer(pd.Index(pairs["item_id"]))
     ok = (u >= 0) & (i >= 0)
     u, i = u[ok].astype(np.int64), i[ok].astype(np.int64)
     if position is not None:
@@ -151,11 +151,12 @@ def check_recommendations(recs: Any, model: str, users: pd.Index, catalog: pd.In
                                                                       na_value=np.nan)
     checks = [
         (np.isnan(scores), "NaN (or non-numeric) scores"),
-        (users.get_indexer(frame["user_id"]) < 0, "rows for users that were not asked for"),
+        (users.get_indexer(pd.Index(frame["user_id"])) < 0,
+         "rows for users that were not asked for"),
         (frame.duplicated(["user_id", "item_id"]).to_numpy(), "duplicate (user, item) rows"),
     ]
     if catalog is not None:
-        checks.append((catalog.get_indexer(frame["item_id"]) < 0,
+        checks.append((catalog.get_indexer(pd.Index(frame["item_id"])) < 0,
                        "items that are not in the data"))
     for mask, what in checks:
         if mask.any():
