@@ -1,25 +1,21 @@
-"""An embedded, seeded sample data set and two baselines, for ``receval demo`` and the docs.
+"""An embedded, seeded sample data set, and the experiment ``receval demo`` runs on it.
 
 Nothing is downloaded: :func:`sample_ratings` builds users, items with a long-tail popularity,
-ratings and timestamps from a seed; :func:`temporal_split` holds out each user's latest
-ratings; :func:`random_recommender` and :func:`popular_recommender` are the two baselines of
-seed 004 (random scores vs a model), and :func:`item_mean_predictor` /
-:func:`global_mean_predictor` are the two rating baselines.
+ratings and timestamps from a seed. :func:`experiment` is the demo's experiment written with
+the public API only: ``rv.split.temporal`` holds out each user's latest ratings,
+``rv.models`` provides the baselines (random scores vs popularity, as in seed 004; global and
+item means for ratings) and ``rv.cross_validate`` fits and evaluates them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
-__all__ = [
-    "global_mean_predictor",
-    "item_mean_predictor",
-    "popular_recommender",
-    "random_recommender",
-    "sample_ratings",
-    "temporal_split",
-]
+__all__ = ["Demo", "experiment", "sample_ratings"]
 
 
 def sample_ratings(n_users: int = 600, n_items: int = 400, *, seed: int = 7) -> pd.DataFrame:
@@ -51,61 +47,35 @@ def sample_ratings(n_users: int = 600, n_items: int = 400, *, seed: int = 7) -> 
     return frame.sort_values(["user_id", "timestamp"], ignore_index=True)
 
 
-def temporal_split(ratings: pd.DataFrame, test_fraction: float = 0.2
-                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Hold out the latest ``test_fraction`` of each user's ratings (at least one)."""
-    ordered = ratings.sort_values(["user_id", "timestamp"], kind="stable")
-    pos = ordered.groupby("user_id").cumcount()
-    size = ordered.groupby("user_id")["item_id"].transform("size")
-    n_test = np.maximum(1, np.floor(size * test_fraction)).astype(int)
-    is_test = pos >= size - n_test
-    return ordered[~is_test].reset_index(drop=True), ordered[is_test].reset_index(drop=True)
+@dataclass(frozen=True)
+class Demo:
+    """What :func:`experiment` produced: the data, the split and the two evaluations."""
+
+    ratings: pd.DataFrame
+    split: Any
+    ranking: Any
+    rating: Any
 
 
-def _top_k_unseen(train: pd.DataFrame, users: np.ndarray, item_scores: pd.Series, k: int,
-                  per_user_noise: np.ndarray | None = None) -> pd.DataFrame:
-    """Top ``k`` items by score for each user, excluding the items the user rated in train."""
-    items = item_scores.index.to_numpy()
-    scores = np.broadcast_to(item_scores.to_numpy(), (len(users), len(items))).copy()
-    if per_user_noise is not None:
-        scores = per_user_noise
-    seen_u = np.searchsorted(users, train["user_id"].to_numpy())
-    seen_i = np.searchsorted(items, train["item_id"].to_numpy())
-    ok = (seen_u < len(users)) & (seen_i < len(items))
-    scores[seen_u[ok], seen_i[ok]] = -np.inf
-    top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-    return pd.DataFrame({
-        "user_id": np.repeat(users, k),
-        "item_id": items[top].ravel(),
-        "score": np.take_along_axis(scores, top, axis=1).ravel(),
-    })
+def experiment(n_users: int = 600, n_items: int = 400, *, seed: int = 7, k: int = 10) -> Demo:
+    """The demo: each user's latest 20 % held out, two recommenders and two predictors.
 
+    >>> demo = experiment(120, 80, k=5)                     # doctest: +SKIP
+    >>> demo.ranking.per_fold                                # doctest: +SKIP
+    """
+    import receval as rv
 
-def random_recommender(train: pd.DataFrame, users: np.ndarray, k: int = 10, *,
-                       seed: int = 0) -> pd.DataFrame:
-    """Recommend ``k`` unseen items per user uniformly at random (random scores)."""
-    items = np.sort(train["item_id"].unique())
-    rng = np.random.default_rng(seed)
-    noise = rng.random((len(users), len(items)))
-    return _top_k_unseen(train, np.sort(users), pd.Series(0.0, index=items), k, noise)
-
-
-def popular_recommender(train: pd.DataFrame, users: np.ndarray, k: int = 10) -> pd.DataFrame:
-    """Recommend the ``k`` most-rated unseen items (score = number of ratings in train)."""
-    counts = train.groupby("item_id").size().astype(float).sort_index()
-    return _top_k_unseen(train, np.sort(users), counts, k)
-
-
-def global_mean_predictor(train: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
-    """Predict every rating as the mean training rating."""
-    return pairs[["user_id", "item_id"]].assign(score=float(train["rating"].mean()))
-
-
-def item_mean_predictor(train: pd.DataFrame, pairs: pd.DataFrame, *,
-                        shrinkage: float = 5.0) -> pd.DataFrame:
-    """Predict each rating as the item's mean, shrunk towards the global mean."""
-    mu = float(train["rating"].mean())
-    stats = train.groupby("item_id")["rating"].agg(["sum", "count"])
-    est = (stats["sum"] + shrinkage * mu) / (stats["count"] + shrinkage)
-    score = pairs["item_id"].map(est).fillna(mu).to_numpy(dtype=float)
-    return pairs[["user_id", "item_id"]].assign(score=score)
+    ratings = sample_ratings(n_users, n_items, seed=seed)
+    split = rv.split.temporal(ratings, test_size=0.2, per_user=True)  # type: ignore[attr-defined]
+    ranking = [f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"map@{k}", f"mrr@{k}",
+               f"hit_rate@{k}", f"item_coverage@{k}", "user_coverage"]
+    recommenders = {"random": rv.models.Random(seed=seed),
+                    "most popular": rv.models.MostPopular()}
+    predictors = {"global mean": rv.models.GlobalMean(),
+                  "item mean": rv.models.ItemMean(shrinkage=5.0)}
+    return Demo(ratings, split,
+                rv.cross_validate(recommenders, ratings, ranking, split=split, k=k,
+                                  relevance_threshold=4, progress=False),
+                rv.cross_validate(predictors, ratings,
+                                  ["rmse", "mae", "rmse(aggregation=macro)"], split=split,
+                                  progress=False))

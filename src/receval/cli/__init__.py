@@ -266,33 +266,30 @@ def demo(users: int, items: int, seed: int, k: int) -> None:
 
     console = _console()
     started = time.perf_counter()
-    ratings = _demo.sample_ratings(users, items, seed=seed)
-    train, test = _demo.temporal_split(ratings, 0.2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", rv.RecevalWarning)
+        demo_run = _demo.experiment(users, items, seed=seed, k=k)
+    ratings, (train, test) = demo_run.ratings, demo_run.split
     console.print(
         f"[bold]sample data[/]: {ratings['user_id'].nunique()} users, "
         f"{ratings['item_id'].nunique()} items, {len(ratings)} ratings 1-5 "
-        f"(seed {seed}); held out each user's latest 20%: {len(train)} train / "
-        f"{len(test)} test ratings; relevant = rating >= 4")
-    test_users = test["user_id"].unique()
-    ranking = [f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"map@{k}", f"mrr@{k}",
-               f"hit_rate@{k}", f"item_coverage@{k}", "user_coverage"]
-    runs = {"random": _demo.random_recommender(train, test_users, k, seed=seed),
-            "most popular": _demo.popular_recommender(train, test_users, k)}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", rv.RecevalWarning)
-        results = {name: rv.evaluate(recs, test, ranking, relevance_threshold=4)
-                   for name, recs in runs.items()}
-        predictors = {"global mean": _demo.global_mean_predictor(train, test),
-                      "item mean": _demo.item_mean_predictor(train, test)}
-        rating = {name: rv.evaluate(pred, test, ["rmse", "mae", "rmse(aggregation=macro)"])
-                  for name, pred in predictors.items()}
+        f"(seed {seed}); held out each user's latest 20% (rv.split.temporal): {len(train)} "
+        f"train / {len(test)} test ratings; relevant = rating >= 4")
+    ranked = demo_run.ranking
+    results = {name: ranked.results[(name, 0)] for name in ranked.models}
     first = next(iter(results.values()))
     console.print(result_table(results, title=f"top-{k} recommendations"))
     console.print(
         f"users: {first.users.n_evaluated} evaluated; {len(first.users.skipped_no_relevant)}"
         f" skipped (no held-out rating >= 4); every user of the test set is accounted for")
+    rating = {name: demo_run.rating.results[(name, 0)] for name in demo_run.rating.models}
     console.print(result_table(rating, title="rating prediction"))
     notes(console, sorted({str(w.message) for w in caught}), time.perf_counter() - started)
+
+
+from receval.cli._cv import cv as _cv_command  # noqa: E402
+
+cli.add_command(_cv_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,116 @@
+"""``receval cv``: k-fold cross-validation of the built-in baselines on one data file."""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import click
+
+from receval.exceptions import RecevalError
+
+__all__ = ["MODELS", "cv"]
+
+#: CLI name -> how to build the model from the seed.
+MODELS: dict[str, Any] = {
+    "random": lambda seed: _models().Random(seed=seed),
+    "popular": lambda seed: _models().MostPopular(),
+    "global-mean": lambda seed: _models().GlobalMean(),
+    "user-mean": lambda seed: _models().UserMean(),
+    "item-mean": lambda seed: _models().ItemMean(),
+}
+
+
+def _models() -> Any:
+    import receval.models
+
+    return receval.models
+
+
+@click.command()
+@click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--model", "model_names", multiple=True, required=True,
+              type=click.Choice(list(MODELS)), help="A baseline to cross-validate; repeatable.")
+@click.option("-m", "--metric", "metrics", multiple=True, required=True,
+              help="A metric, e.g. ndcg@10 or rmse; repeatable.")
+@click.option("--folds", default=5, show_default=True, help="Number of folds.")
+@click.option("--by", type=click.Choice(["rows", "users"]), default="rows", show_default=True,
+              help="Fold the rows, or the users (all of a user's rows in one test fold).")
+@click.option("--seed", default=0, show_default=True,
+              help="Seed of the folds and of the random model.")
+@click.option("-k", default=10, show_default=True, help="Length of the recommendation lists.")
+@click.option("--include-seen", is_flag=True,
+              help="Do not leave each user's training items out of their lists.")
+@click.option("-t", "--relevance-threshold", type=float, default=None,
+              help="Grades >= this are relevant (default: every positive grade).")
+@click.option("--no-relevant", type=click.Choice(["skip", "zero", "error"]), default=None,
+              help="Test users without a relevant item (default skip).")
+@click.option("--user-col", default=None, help="Column of user ids.")
+@click.option("--item-col", default=None, help="Column of item ids.")
+@click.option("--rating-col", default=None, help="Column of ratings.")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv"]),
+              default="table", show_default=True, help="Output format.")
+def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds: int, by: str,
+       seed: int, k: int, include_seen: bool, relevance_threshold: float | None,
+       no_relevant: str | None, user_col: str | None, item_col: str | None,
+       rating_col: str | None, fmt: str) -> None:
+    """Cross-validate built-in baselines on DATA (CSV, TSV, Parquet or JSON lines).
+
+    Example: receval cv ratings.csv --model popular --model random -m ndcg@10 --folds 5
+    """
+    import receval as rv
+    from receval.data._files import read_table
+
+    started = time.perf_counter()
+    cols = rv.Columns(user=user_col, item=item_col, rating=rating_col)
+    try:
+        frame = read_table(data, role="truth")
+        splits = rv.split.kfold(frame, n_splits=folds, by=by, seed=seed, columns=cols)  # type: ignore[attr-defined]
+        models = {name: MODELS[name](seed) for name in dict.fromkeys(model_names)}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", rv.RecevalWarning)
+            result = rv.cross_validate(models, frame, list(metrics), split=splits, k=k,
+                                       exclude_seen=not include_seen, columns=cols,
+                                       relevance_threshold=relevance_threshold,
+                                       no_relevant=no_relevant)
+    except RecevalError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    _print(result, fmt, f"{data.name}: {folds}-fold cross-validation by {by} (seed {seed}), "
+           f"top-{k}", [str(w.message) for w in caught], time.perf_counter() - started)
+
+
+def _print(result: Any, fmt: str, title: str, messages: list[str], elapsed: float) -> None:
+    per_fold = result.per_fold
+    if fmt == "csv":
+        click.echo(per_fold.to_csv(), nl=False)
+        return
+    if fmt == "markdown":
+        from tabulate import tabulate
+
+        click.echo(f"{title}\n")
+        click.echo(tabulate(per_fold.reset_index(), headers="keys", tablefmt="github",
+                            showindex=False, floatfmt=".4f"))
+        click.echo("\nmean ± std over folds\n")
+        click.echo(result.to_markdown())
+        return
+    from rich.console import Console
+
+    from receval.cli._render import frame_table, notes
+
+    console = Console(highlight=False, soft_wrap=False)
+    shown = per_fold.copy()
+    shown.index = [f"{model} / fold {fold}" for model, fold in shown.index]
+    console.print(frame_table(shown, title=f"{title}: per fold"))
+    import pandas as pd
+
+    cells = pd.DataFrame([result._cells(m, 4) for m in result.models], index=result.models,
+                         columns=result.labels)
+    console.print(frame_table(cells, title="mean ± std over folds"))
+    if result.settings["no_rating_metrics"]:
+        messages = [f"no rating metrics for {', '.join(result.settings['no_rating_metrics'])}"
+                    f" (no predict)", *messages]
+    notes(console, sorted(set(messages)), elapsed)
