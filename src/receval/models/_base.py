@@ -85,6 +85,12 @@ class FittedIds:
         rows = np.repeat(np.arange(len(index)), np.diff(offsets))
         return index, rows, order[out]
 
+    def _ranked(self, users: Any, k: int, exclude: Any, order: np.ndarray,
+                value: np.ndarray) -> pd.DataFrame:
+        """The top ``k`` of a global order per user, scored by ``value`` (per item code)."""
+        index, rows, codes = self._global_top_k(users, k, exclude, order)
+        return frame(index, rows, self.items_, codes, value[codes])
+
 
 def frame(users: pd.Index, rows: np.ndarray, items: pd.Index, codes: np.ndarray,
           score: np.ndarray) -> pd.DataFrame:

@@ -9,7 +9,7 @@ fewer allowed items) and ties are broken by ascending item id.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -115,8 +115,7 @@ class MostPopular(FittedIds):
     def recommend(self, users: Any, k: int, exclude: Any = None) -> pd.DataFrame:
         """The ``k`` most popular allowed items per user: ``user_id, item_id, score``."""
         self._require_fitted()
-        index, rows, codes = self._global_top_k(users, k, exclude, self.order_)
-        return frame(index, rows, self.items_, codes, self.counts_[codes])
+        return self._ranked(users, k, exclude, self.order_, self.counts_)
 
 
 class _MeanPredictor(FittedIds):
@@ -190,7 +189,37 @@ class GlobalMean(_MeanPredictor):
         return self._constant_top_k(users, k, exclude, None)
 
 
-class UserMean(_MeanPredictor):
+_S = TypeVar("_S", bound="_ShrunkMean")
+
+
+class _ShrunkMean(_MeanPredictor):
+    """A mean rating per user or per item, shrunk towards mu; mu for the unknown ones."""
+
+    _by: str  # "user" or "item"
+    means_: np.ndarray
+
+    def __init__(self, shrinkage: float = 0.0) -> None:
+        self.shrinkage = _check_shrinkage(shrinkage)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(shrinkage={self.shrinkage!r})"
+
+    def fit(self: _S, train: Any) -> _S:
+        """Compute each user's (item's) shrunk mean rating."""
+        self._fit_mean(train)
+        codes, n = ((self.user_codes_, len(self.users_)) if self._by == "user"
+                    else (self.item_codes_, len(self.items_)))
+        self.means_ = self._shrunk(codes, n, self.shrinkage)
+        return self
+
+    def predict(self, pairs: Any) -> pd.DataFrame:
+        """The mean of the pair's user (item), mu when unknown, in the order of ``pairs``."""
+        table, users, items = self._pairs(pairs)
+        codes = users if self._by == "user" else items
+        return table.assign(score=self._by_code(self.means_, codes, f"unknown_{self._by}s"))
+
+
+class UserMean(_ShrunkMean):
     """Predict a rating as the user's mean training rating, shrunk towards the global mean.
 
     r^(u, i) = (sum_{i in I_u} r_ui + beta mu) / (|I_u| + beta), with ``beta = shrinkage``
@@ -205,29 +234,14 @@ class UserMean(_MeanPredictor):
         beta >= 0.
     """
 
-    def __init__(self, shrinkage: float = 0.0) -> None:
-        self.shrinkage = _check_shrinkage(shrinkage)
-
-    def __repr__(self) -> str:
-        return f"UserMean(shrinkage={self.shrinkage!r})"
-
-    def fit(self, train: Any) -> UserMean:
-        """Compute each user's (shrunk) mean rating."""
-        self._fit_mean(train)
-        self.user_mean_ = self._shrunk(self.user_codes_, len(self.users_), self.shrinkage)
-        return self
-
-    def predict(self, pairs: Any) -> pd.DataFrame:
-        """The user's mean (mu for unknown users), in the order of ``pairs``."""
-        table, users, _ = self._pairs(pairs)
-        return table.assign(score=self._by_code(self.user_mean_, users, "unknown_users"))
+    _by = "user"
 
     def recommend(self, users: Any, k: int, exclude: Any = None) -> pd.DataFrame:
         """The first ``k`` allowed items by item id, score the user's mean."""
-        return self._constant_top_k(users, k, exclude, self.user_mean_)
+        return self._constant_top_k(users, k, exclude, self.means_)
 
 
-class ItemMean(_MeanPredictor):
+class ItemMean(_ShrunkMean):
     """Predict a rating as the item's mean training rating, shrunk towards the global mean.
 
     r^(u, i) = (sum_{u in U_i} r_ui + beta mu) / (|U_i| + beta), ``beta = shrinkage``. An item
@@ -241,26 +255,15 @@ class ItemMean(_MeanPredictor):
         beta >= 0.
     """
 
-    def __init__(self, shrinkage: float = 0.0) -> None:
-        self.shrinkage = _check_shrinkage(shrinkage)
-
-    def __repr__(self) -> str:
-        return f"ItemMean(shrinkage={self.shrinkage!r})"
+    _by = "item"
 
     def fit(self, train: Any) -> ItemMean:
-        """Compute each item's (shrunk) mean rating."""
-        self._fit_mean(train)
-        self.item_mean_ = self._shrunk(self.item_codes_, len(self.items_), self.shrinkage)
-        self.order_ = np.lexsort((np.arange(len(self.items_)), -self.item_mean_))
+        """Compute each item's (shrunk) mean rating and the order of the items by it."""
+        super().fit(train)
+        self.order_ = np.lexsort((np.arange(len(self.items_)), -self.means_))
         return self
-
-    def predict(self, pairs: Any) -> pd.DataFrame:
-        """The item's mean (mu for unknown items), in the order of ``pairs``."""
-        table, _, items = self._pairs(pairs)
-        return table.assign(score=self._by_code(self.item_mean_, items, "unknown_items"))
 
     def recommend(self, users: Any, k: int, exclude: Any = None) -> pd.DataFrame:
         """The ``k`` allowed items with the highest mean."""
         self._require_fitted()
-        index, rows, codes = self._global_top_k(users, k, exclude, self.order_)
-        return frame(index, rows, self.items_, codes, self.item_mean_[codes])
+        return self._ranked(users, k, exclude, self.order_, self.means_)
