@@ -16,7 +16,7 @@ import pandas as pd
 
 from receval.exceptions import InvalidParameterError
 from receval.models._base import FittedIds, check_k, frame, requested_users
-from receval.models._data import exclusion_csr, interactions
+from receval.models._data import exclusion_csr, interactions, sorted_unique
 from receval.models._topk import top_k_pairs
 
 __all__ = ["GlobalMean", "ItemMean", "MostPopular", "Random", "UserMean"]
@@ -106,7 +106,7 @@ class MostPopular(FittedIds):
         self._index(interactions(train, rating=False))
         codes = self.item_codes_
         if self.by == "users":
-            pair = np.unique(self.user_codes_ * len(self.items_) + codes)
+            pair = sorted_unique(self.user_codes_ * len(self.items_) + codes)
             codes = pair % len(self.items_)
         self.counts_ = np.bincount(codes, minlength=len(self.items_)).astype(np.float64)
         self.order_ = np.lexsort((np.arange(len(self.items_)), -self.counts_))
