@@ -272,8 +272,9 @@ def _run_one(name: str, model: Any, train: pd.DataFrame, test: pd.DataFrame,
 def _combine(parts: list[EvaluationResult]) -> EvaluationResult:
     """One result from a ranking and a rating evaluation of the same test set.
 
-    Metrics, summaries and per-user columns are put side by side; the user accounting is the
-    ranking one with the rating fields of the rating evaluation.
+    Metrics, summaries and per-user columns are put side by side (and every other per-metric
+    mapping of the results, such as aliases); the user accounting is the ranking one with the
+    rating fields of the rating evaluation.
     """
     if len(parts) == 1:
         return parts[0]
@@ -286,8 +287,12 @@ def _combine(parts: list[EvaluationResult]) -> EvaluationResult:
     settings = dict(first.settings)
     settings["metrics"] = {**first.settings.get("metrics", {}),
                            **second.settings.get("metrics", {})}
-    return EvaluationResult(
-        metrics=first.metrics + second.metrics,
+    done = {"metrics", "summaries", "per_user", "users", "settings"}
+    extra = {f.name: {**getattr(first, f.name), **getattr(second, f.name)}  # _aliases, ...
+             for f in dataclasses.fields(first)
+             if f.name not in done and isinstance(getattr(first, f.name), dict)}
+    return dataclasses.replace(
+        first, metrics=first.metrics + second.metrics,
         summaries={**first.summaries, **second.summaries}, per_user=per_user, users=users,
-        settings=settings, _aliases={**first._aliases, **second._aliases})
+        settings=settings, **extra)
 
