@@ -6,7 +6,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -68,7 +68,9 @@ def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds
     cols = rv.Columns(user=user_col, item=item_col, rating=rating_col)
     try:
         frame = read_table(data, role="truth")
-        splits = rv.split.kfold(frame, n_splits=folds, by=by, seed=seed, columns=cols)  # type: ignore[attr-defined]
+        fold_by: Literal["rows", "users"] = "users" if by == "users" else "rows"
+        splits = rv.split.kfold(frame, n_splits=folds, by=fold_by, seed=seed,  # type: ignore[attr-defined]
+                                columns=cols)
         models = {name: MODELS[name](seed) for name in dict.fromkeys(model_names)}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", rv.RecevalWarning)
