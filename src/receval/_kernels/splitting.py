@@ -13,7 +13,8 @@ import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, use_parallel
 
-__all__ = ["TIES_ROW_ORDER", "TIES_TEST", "TIES_TRAIN", "latest_in_groups", "random_in_groups"]
+__all__ = ["TIES_ROW_ORDER", "TIES_TEST", "TIES_TRAIN", "count_parts", "latest_in_groups",
+           "leakage_counts", "random_in_groups"]
 
 #: Tie modes of :func:`latest_in_groups`: the block of equal times at the cut goes to test,
 #: to train, or is cut by input order (a later row counts as later).
@@ -130,3 +131,51 @@ def random_in_groups(order: np.ndarray, bounds: np.ndarray, keys: np.ndarray,
     else:
         _random_range(0, len(bounds) - 1, order, bounds, keys, n_test, mask)
     return mask
+
+
+@njit()
+def count_parts(part: np.ndarray, user: np.ndarray, item: np.ndarray, n_users: int,
+                n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of each user and of each item in each part (``part`` codes 0, 1, 2): one pass.
+
+    Returns arrays of shape ``(3, n_users)`` and ``(3, n_items)``.
+    """
+    users = np.zeros((3, n_users), dtype=np.int64)
+    items = np.zeros((3, n_items), dtype=np.int64)
+    for i in range(len(part)):
+        p = part[i]
+        users[p, user[i]] += 1
+        items[p, item[i]] += 1
+    return users, items
+
+
+@njit()
+def leakage_counts(part: np.ndarray, ts: np.ndarray) -> tuple[int, int, int, int]:
+    """Leakage counts in two passes.
+
+    Returns the training rows later than the earliest test row, the test rows earlier than
+    the latest training row, and the numbers of training and test rows (part codes 0, 1).
+    """
+    n_train = 0
+    n_test = 0
+    min_test = ts[0]
+    max_train = ts[0]
+    for i in range(len(part)):
+        if part[i] == 0:
+            if n_train == 0 or ts[i] > max_train:
+                max_train = ts[i]
+            n_train += 1
+        elif part[i] == 1:
+            if n_test == 0 or ts[i] < min_test:
+                min_test = ts[i]
+            n_test += 1
+    late_train = 0
+    early_test = 0
+    if n_train == 0 or n_test == 0:
+        return 0, 0, n_train, n_test
+    for i in range(len(part)):
+        if part[i] == 0 and ts[i] > min_test:
+            late_train += 1
+        elif part[i] == 1 and ts[i] < max_train:
+            early_test += 1
+    return late_train, early_test, n_train, n_test

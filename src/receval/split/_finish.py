@@ -12,15 +12,16 @@ from typing import Any
 
 import numpy as np
 
+from receval._kernels.splitting import count_parts, leakage_counts
 from receval.exceptions import DataError, MissingUsersError
 from receval.split._prepare import SplitInput, check_choice
-from receval.split._types import Split, SplitReport
+from receval.split._types import PARTS, Split, SplitReport
 
 __all__ = ["COLD_POLICIES", "SMALL_POLICIES", "finish", "plan_per_user", "small_users_policy"]
 
 COLD_POLICIES = ("keep", "drop", "error")
 SMALL_POLICIES = ("train", "drop", "error")
-TRAIN, TEST, DROPPED = 0, 1, 2
+TEST, DROPPED = 1, 2
 
 
 def small_users_policy(inp: SplitInput, small: np.ndarray, policy: str, rule: str) -> None:
@@ -34,56 +35,40 @@ def small_users_policy(inp: SplitInput, small: np.ndarray, policy: str, rule: st
             examples=inp.user_ids[bad[:5]].tolist())
 
 
-def _distinct(codes: np.ndarray, mask: np.ndarray, n: int) -> tuple[int, np.ndarray]:
-    present = np.bincount(codes[mask], minlength=n) > 0
-    return int(np.count_nonzero(present)), present
+def _cold(inp: SplitInput, part: np.ndarray, users: np.ndarray, items: np.ndarray,
+          policies: tuple[str, str], dropped_by: dict[str, int]) -> dict[str, int]:
+    """Count the test rows whose user / item has no training row; apply the policies.
 
-
-def _cold(inp: SplitInput, part: np.ndarray, cold_users: str, cold_items: str,
-          dropped_by: dict[str, int]) -> dict[str, int]:
-    """Find the test rows whose user / item has no training row; apply the policies."""
-    train = part == TRAIN
-    test = part == TEST
-    _, user_in_train = _distinct(inp.user, train, len(inp.user_ids))
-    _, item_in_train = _distinct(inp.item, train, len(inp.item_ids))
-    cold_u = test & ~user_in_train[inp.user]
-    cold_i = test & ~item_in_train[inp.item]
-    n_cold_u, _ = _distinct(inp.user, cold_u, len(inp.user_ids))
-    n_cold_i, _ = _distinct(inp.item, cold_i, len(inp.item_ids))
-    for role, mask, policy, n_keys in (("user", cold_u, cold_users, n_cold_u),
-                                       ("item", cold_i, cold_items, n_cold_i)):
-        if policy == "error" and n_keys:
-            codes = inp.user if role == "user" else inp.item
+    ``users`` / ``items`` are the per-part row counts of :func:`count_parts`.
+    """
+    found: dict[str, int] = {}
+    for role, counts, policy in (("user", users, policies[0]), ("item", items, policies[1])):
+        cold_keys = (counts[1] > 0) & (counts[0] == 0)
+        found[f"cold_{role}s"] = int(cold_keys.sum())
+        found[f"cold_{role}_rows"] = int(counts[1][cold_keys].sum())
+        if policy == "error" and cold_keys.any():
             ids = inp.user_ids if role == "user" else inp.item_ids
-            keys = np.unique(codes[mask])
+            keys = np.flatnonzero(cold_keys)
             cls = MissingUsersError if role == "user" else DataError
             raise cls(
-                f"{n_keys} test {role}s ({int(mask.sum())} test rows) have no training row "
-                f"(cold {role}s), and cold_{role}s='error'; choose cold_{role}s='keep' or "
-                f"'drop'", parameter=f"cold_{role}s", column=inp.columns[role], n_bad=n_keys,
-                examples=ids[keys[:5]].tolist())
-    if cold_users == "drop":
-        dropped_by["cold_users"] = int(cold_u.sum())
-        part[cold_u] = DROPPED
-    if cold_items == "drop":
-        now = cold_i & (part == TEST)
-        dropped_by["cold_items"] = int(now.sum())
-        part[now] = DROPPED
-    return {"cold_users": n_cold_u, "cold_user_rows": int(cold_u.sum()),
-            "cold_items": n_cold_i, "cold_item_rows": int(cold_i.sum())}
+                f"{len(keys)} test {role}s ({found[f'cold_{role}_rows']} test rows) have no "
+                f"training row (cold {role}s), and cold_{role}s='error'; choose "
+                f"cold_{role}s='keep' or 'drop'", parameter=f"cold_{role}s",
+                column=inp.columns[role], n_bad=len(keys), examples=ids[keys[:5]].tolist())
+        if policy == "drop" and cold_keys.any():
+            codes = inp.user if role == "user" else inp.item
+            now = (part == TEST) & cold_keys[codes]
+            dropped_by[f"cold_{role}s"] = int(now.sum())
+            part[now] = DROPPED
+    return found
 
 
 def _leakage(ts: np.ndarray | None, part: np.ndarray) -> tuple[int | None, float | None]:
-    """Leakage: training rows after the earliest test row; share of test rows before the last."""
+    """Training rows after the earliest test row; share of test rows before the last one."""
     if ts is None:
         return None, None
-    train_ts = ts[part == TRAIN]
-    test_ts = ts[part == TEST]
-    if not len(test_ts) or not len(train_ts):
-        return 0, (None if not len(test_ts) else 0.0)
-    rows = int(np.count_nonzero(train_ts > test_ts.min()))
-    share = float(np.count_nonzero(test_ts < train_ts.max()) / len(test_ts))
-    return rows, share
+    late_train, early_test, _, n_test = leakage_counts(part, ts)
+    return int(late_train), (float(early_test / n_test) if n_test else None)
 
 
 def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str, Any],
@@ -120,14 +105,18 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
         if settings.get("small_users") == "drop":
             part[small_row] = DROPPED
             dropped_by["small_users"] = small_rows
-    cold = _cold(inp, part, cold_users, cold_items, dropped_by)
-    counts: dict[str, dict[str, int]] = {"rows": {}, "users": {}, "items": {}}
-    everything = np.ones(inp.n, dtype=np.bool_)
-    for name, mask in (("input", everything), ("train", part == TRAIN), ("test", part == TEST),
-                       ("dropped", part == DROPPED)):
-        counts["rows"][name] = int(mask.sum())
-        counts["users"][name] = _distinct(inp.user, mask, len(inp.user_ids))[0]
-        counts["items"][name] = _distinct(inp.item, mask, len(inp.item_ids))[0]
+    users, items = count_parts(part, inp.user, inp.item, len(inp.user_ids), len(inp.item_ids))
+    cold = _cold(inp, part, users, items, (cold_users, cold_items), dropped_by)
+    if dropped_by["cold_users"] or dropped_by["cold_items"]:
+        users, items = count_parts(part, inp.user, inp.item, len(inp.user_ids),
+                                   len(inp.item_ids))
+    counts: dict[str, dict[str, int]] = {
+        "rows": {"input": inp.n}, "users": {"input": len(inp.user_ids)},
+        "items": {"input": len(inp.item_ids)}}
+    for code, name in enumerate(PARTS):
+        counts["rows"][name] = int(users[code].sum())
+        counts["users"][name] = int(np.count_nonzero(users[code]))
+        counts["items"][name] = int(np.count_nonzero(items[code]))
     leak_rows, leak_share = _leakage(inp.ts, part)
     full = {**settings, "cold_users": cold_users, "cold_items": cold_items,
             "columns": dict(inp.columns)}
