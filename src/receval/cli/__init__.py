@@ -295,6 +295,11 @@ def demo(users: int, items: int, seed: int, k: int) -> None:
     notes(console, sorted({str(w.message) for w in caught}), time.perf_counter() - started)
 
 
+from receval.cli._split import split_cmd  # noqa: E402
+
+cli.add_command(split_cmd)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``receval`` command."""
     cli.main(args=argv, prog_name="receval")
