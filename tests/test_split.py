@@ -170,6 +170,15 @@ def test_cold_policies_drop_and_error():
     assert err.value.examples == ("b", "c")
 
 
+def test_repeated_pairs_counted():
+    log = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": ["a", "a", "b", "a", "b"],
+                        "timestamp": [1, 2, 3, 4, 5]})
+    # at=2: train rows 0 (1, a); test rows (1, a), (1, b), (2, a), (2, b); only (1, a) repeats
+    s = rv.split.temporal(log, at=2)
+    assert s.report.repeated_test_rows == 1
+    assert "repeating a training (user, item) pair: 1" in str(s.report)
+
+
 # ---------------------------------------------------------------- frame types
 
 

@@ -73,6 +73,9 @@ def _naive_report(log: pd.DataFrame, s: rv.split.Split) -> None:
         assert r.cold_users == test.loc[cold_u, "user_id"].nunique()
         assert r.cold_item_rows == int(cold_i.sum())
         assert r.cold_items == test.loc[cold_i, "item_id"].nunique()
+    train_pairs = set(zip(train["user_id"], train["item_id"], strict=True))
+    assert r.repeated_test_rows == sum(
+        pair in train_pairs for pair in zip(test["user_id"], test["item_id"], strict=True))
     if len(test) and len(train):
         assert r.leakage_rows == int((train["timestamp"] > test["timestamp"].min()).sum())
         assert r.leakage_share == pytest.approx(

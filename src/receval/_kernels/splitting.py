@@ -14,7 +14,7 @@ import numpy as np
 from receval._kernels._jit import n_chunks, njit, prange, use_parallel
 
 __all__ = ["TIES_ROW_ORDER", "TIES_TEST", "TIES_TRAIN", "count_parts", "latest_in_groups",
-           "leakage_counts", "random_in_groups"]
+           "leakage_counts", "random_in_groups", "repeated_pairs"]
 
 #: Tie modes of :func:`latest_in_groups`: the block of equal times at the cut goes to test,
 #: to train, or is cut by input order (a later row counts as later).
@@ -179,3 +179,24 @@ def leakage_counts(part: np.ndarray, ts: np.ndarray) -> tuple[int, int, int, int
         elif part[i] == 1 and ts[i] < max_train:
             early_test += 1
     return late_train, early_test, n_train, n_test
+
+
+@njit()
+def repeated_pairs(order: np.ndarray, bounds: np.ndarray, part: np.ndarray, item: np.ndarray,
+                   n_items: int) -> int:
+    """Test rows (part 1) whose item is also in a training row (part 0) of the same group.
+
+    ``seen[item]`` holds the last group with the item in train: one pass, no hashing.
+    """
+    seen = np.full(max(n_items, 1), -1, dtype=np.int64)
+    count = 0
+    for g in range(len(bounds) - 1):
+        for p in range(bounds[g], bounds[g + 1]):
+            r = order[p]
+            if part[r] == 0:
+                seen[item[r]] = g
+        for p in range(bounds[g], bounds[g + 1]):
+            r = order[p]
+            if part[r] == 1 and seen[item[r]] == g:
+                count += 1
+    return count

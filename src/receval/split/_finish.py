@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from receval._kernels.splitting import count_parts, leakage_counts
+from receval._kernels.splitting import count_parts, leakage_counts, repeated_pairs
 from receval.exceptions import DataError, MissingUsersError
 from receval.split._prepare import SplitInput, check_choice
 from receval.split._types import PARTS, Split, SplitReport
@@ -118,12 +118,15 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
         counts["users"][name] = int(np.count_nonzero(users[code]))
         counts["items"][name] = int(np.count_nonzero(items[code]))
     leak_rows, leak_share = _leakage(inp.ts, part)
+    order, bounds = inp.groups
+    repeated = int(repeated_pairs(order, bounds, part, inp.item, len(inp.item_ids)))
     full = {**settings, "cold_users": cold_users, "cold_items": cold_items,
             "columns": dict(inp.columns)}
     rep = SplitReport(method=method, settings=full, rows=counts["rows"],
                       users=counts["users"], items=counts["items"], small_users=n_small,
                       small_user_rows=small_rows, dropped_by=dropped_by,
-                      leakage_rows=leak_rows, leakage_share=leak_share, **cold, **report)
+                      leakage_rows=leak_rows, leakage_share=leak_share,
+                      repeated_test_rows=repeated, **cold, **report)
     return Split(inp.source, part, rep)
 
 

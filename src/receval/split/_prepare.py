@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import numbers
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -56,8 +57,9 @@ class SplitInput:
         """Number of rows."""
         return len(self.user)
 
+    @cached_property
     def groups(self) -> tuple[np.ndarray, np.ndarray]:
-        """Rows grouped by user, stably (``order``, ``bounds``): O(n) counting sort."""
+        """Rows grouped by user, stably (``order``, ``bounds``): O(n) counting sort, once."""
         return counting_order(self.user, len(self.user_ids))
 
     def time_label(self, value: int | float) -> Any:

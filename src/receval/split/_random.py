@@ -116,7 +116,7 @@ def random(data: Any, test_size: float = 0.2, *, per_user: bool = False, seed: i
         test[rng.choice(inp.n, size=n_test, replace=False, shuffle=False)] = True
         return finish(inp, test, method="random", settings=settings, cold_users=cold_users,
                       cold_items=cold_items, target_test_rows=n_test)
-    order, bounds = inp.groups()
+    order, bounds = inp.groups
     n_test_u, small, policy = plan_per_user(
         inp, bounds, n_test_of(f, np.diff(bounds)), small_users=small_users,
         min_rows=_min_rows(min_rows),

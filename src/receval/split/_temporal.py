@@ -161,7 +161,7 @@ def temporal(data: Any, test_size: float | None = None, *, at: Any = None,
         test, extra = _global_latest(inp, f, tie)
         return finish(inp, test, method="temporal", settings=settings, cold_users=cold_users,
                       cold_items=cold_items, **extra)
-    order, bounds = inp.groups()
+    order, bounds = inp.groups
     n_test, small, policy = plan_per_user(
         inp, bounds, n_test_of(f, np.diff(bounds)), small_users=small_users,
         min_rows=_min_rows(min_rows),
@@ -227,7 +227,7 @@ def leave_k_out(data: Any, k: int = 1, *, order: Literal["latest", "random"] = "
     seed = check_seed(seed)
     inp = read_input(data, columns,
                      need_time="leave_k_out(order='latest')" if how == "latest" else None)
-    rows, bounds = inp.groups()
+    rows, bounds = inp.groups
     n_test, small, policy = plan_per_user(
         inp, bounds, np.full(len(bounds) - 1, k, dtype=np.int64), small_users=small_users,
         min_rows=_min_rows(min_rows), rule=f"k={k} rows or fewer")

@@ -60,6 +60,9 @@ class SplitReport:
     leakage_share : float or None
         Share of test rows that some training row follows in time, i.e. test rows earlier
         than the latest training row (None without a timestamp column or test rows).
+    repeated_test_rows : int
+        Test rows whose (user, item) pair also occurs in train: repeats of a training
+        interaction, which a recommender that excludes seen items can never rank.
     """
 
     method: str
@@ -79,6 +82,7 @@ class SplitReport:
     dropped_by: dict[str, int] = field(default_factory=dict)
     leakage_rows: int | None = None
     leakage_share: float | None = None
+    repeated_test_rows: int = 0
 
     def summary(self) -> pd.DataFrame:
         """Rows, users and items of the input and of each part, and each part's row share.
@@ -127,6 +131,9 @@ class SplitReport:
         if any(self.dropped_by.values()):
             out.append("  dropped: " + ", ".join(f"{v:,} rows ({k})"
                                                  for k, v in self.dropped_by.items() if v))
+        if self.repeated_test_rows:
+            out.append(f"  test rows repeating a training (user, item) pair: "
+                       f"{self.repeated_test_rows:,}")
         if self.leakage_rows is None:
             out.append("  leakage: not measured (no timestamp column)")
         else:
