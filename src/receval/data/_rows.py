@@ -24,13 +24,9 @@ import numpy as np
 import pandas as pd
 
 from receval.data._adapters import _arrow_to_pandas, _is_polars
-from receval.data._encode import _encode_dense_ints, id_kind
-from receval.exceptions import (
-    IdTypeMismatchError,
-    InvalidParameterError,
-    NonFiniteValueError,
-    SchemaError,
-)
+from receval.data._encode import _check_kind, _encode_dense_ints
+from receval.data._table import _ids
+from receval.exceptions import InvalidParameterError, NonFiniteValueError, SchemaError
 
 __all__ = ["RowSource", "id_codes", "time_point", "time_values"]
 
@@ -107,8 +103,10 @@ class RowSource:
         return self.table.take(rows)
 
 
-def id_codes(s: pd.Series, role: str, column: str) -> tuple[np.ndarray, pd.Index]:
-    """Dense codes ``0..n-1`` of the ids in ``s``, in sorted id order (never hashed).
+def id_codes(frame: pd.DataFrame, column: str, role: str) -> tuple[np.ndarray, pd.Index]:
+    """Dense codes ``0..n-1`` of the ids in ``frame[column]``, in sorted id order.
+
+    Never hashed: integer ids through a presence table, others by a sorting factorize.
 
     Returns
     -------
@@ -124,19 +122,8 @@ def id_codes(s: pd.Series, role: str, column: str) -> tuple[np.ndarray, pd.Index
     IdTypeMismatchError
         A column that mixes id types (``1`` and ``'1'``).
     """
-    isna = s.isna().to_numpy()
-    if isna.any():
-        bad = np.flatnonzero(isna)
-        raise NonFiniteValueError(
-            f"data: the {role} id column {column!r} has {len(bad)} missing values (rows "
-            f"{bad[:5].tolist()})", column=column, n_bad=len(bad), examples=bad[:5].tolist())
-    kind = id_kind(s)
-    if kind == "mixed":
-        types = pd.Series([type(v).__name__ for v in s.head(10_000)]).unique().tolist()
-        raise IdTypeMismatchError(
-            f"data: the {role} id column {column!r} mixes value types {types}; ids are "
-            f"compared exactly, so '1' and 1 would be different {role}s: make the column one "
-            f"type first", column=column, examples=types)
+    s = _ids(frame, column, "data", role)
+    kind = _check_kind(s, role, "data", column)
     if kind == "integer" and len(s):
         dense = _encode_dense_ints(s, s.iloc[:0])
         if dense is not None:

@@ -109,8 +109,8 @@ def read_input(data: Any, columns: Columns | dict[str, str] | None, *, need_time
     if len(source) == 0:
         raise EmptyInputError("data is empty: there are no rows to split", parameter="data")
     frame = source.columns(list(dict.fromkeys(c for c in (ucol, icol, tcol) if c)))
-    user, user_ids = id_codes(frame[ucol], "user", ucol)
-    item, item_ids = id_codes(frame[icol], "item", icol)
+    user, user_ids = id_codes(frame, ucol, "user")
+    item, item_ids = id_codes(frame, icol, "item")
     ts = kind = series = None
     if tcol is not None:
         series = frame[tcol]
