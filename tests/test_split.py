@@ -228,3 +228,41 @@ def test_report_text_and_dict():
     assert "leave_k_out split" in str(s.report)
     assert s.report.summary().loc["test", "rows"] == 1
     assert repr(s) == "Split(leave_k_out: train=2 rows, test=1 rows, pandas)"
+
+
+def test_other_inputs(tmp_path):
+    pl = pytest.importorskip("polars")
+    import pyarrow as pa
+
+    frame = _typed_frame().reset_index(drop=True)
+    lazy = pl.from_pandas(frame).lazy()
+    s = rv.split.leave_k_out(lazy, k=1)
+    assert isinstance(s.train, pl.DataFrame)
+    batch = pa.RecordBatch.from_pandas(frame, preserve_index=False)
+    assert isinstance(rv.split.leave_k_out(batch, k=1).test, pa.Table)
+    reader = pa.RecordBatchReader.from_batches(batch.schema, [batch])
+    assert rv.split.leave_k_out(reader, k=1).test_rows.tolist() == s.test_rows.tolist()
+    # a file path gives pandas parts (the file's rows, as receval reads them)
+    path = tmp_path / "log.parquet"
+    frame.to_parquet(path)
+    from_file = rv.split.leave_k_out(str(path), k=1)
+    assert isinstance(from_file.test, pd.DataFrame)
+    assert from_file.test_rows.tolist() == s.test_rows.tolist()
+    # a dict {user: {item: rating}} (no time): a random leave-one-out
+    nested = {"u1": {"a": 5.0, "b": 3.0}, "u2": {"a": 1.0, "c": 2.0, "d": 4.0}}
+    d = rv.split.leave_k_out(nested, k=1, order="random", seed=0)
+    assert isinstance(d.test, pd.DataFrame)
+    assert sorted(d.test["user"]) == ["u1", "u2"]
+    duckdb = pytest.importorskip("duckdb")
+    rel = duckdb.sql("select * from frame")
+    assert rv.split.leave_k_out(rel, k=1).test_rows.tolist() == s.test_rows.tolist()
+
+
+def test_string_ids_codes_follow_sorted_ids_not_input_order():
+    # the same rows in another order give the same split of each (user, item) row: the draw
+    # depends on the positions and on the sorted user ids, so reorder only within users
+    log = pd.DataFrame({"user_id": ["b", "a", "b", "a", "c"], "item_id": list("vwxyz"),
+                        "timestamp": [1, 2, 3, 4, 5]})
+    one = rv.split.random(log, 0.5, per_user=True, seed=3)
+    two = rv.split.random(log.astype({"user_id": "category"}), 0.5, per_user=True, seed=3)
+    assert one.test_rows.tolist() == two.test_rows.tolist()
