@@ -26,8 +26,7 @@ def tables(n_users=60, seed=0):
         rows = []
         for u in range(n_users):
             rel = set(truth.loc[truth["user"] == u, "item"])
-            for i in range(30):
-                rows.append((u, i, r.random() + bias * (i in rel)))
+            rows.extend((u, i, r.random() + bias * (i in rel)) for i in range(30))
         systems[name] = pd.DataFrame(rows, columns=["user", "item", "score"])
     return systems, truth
 
@@ -61,7 +60,8 @@ def test_seed_003_coverage_both_readings():
     assert table.loc["A", "RMSE [fill=global_mean]"] == pytest.approx(np.sqrt(1.05))
     assert table.loc["B", "RMSE [fill=global_mean]"] == pytest.approx(np.sqrt(1.4))
     assert table["coverage"].to_dict() == pytest.approx({"A": 0.8, "B": 0.6})
-    assert cmp.coverage.loc["A", "predicted"] == 4 and cmp.coverage.loc["B", "truth_pairs"] == 5
+    assert cmp.coverage.loc["A", "predicted"] == 4
+    assert cmp.coverage.loc["B", "truth_pairs"] == 5
     assert list(table.columns) == ["MAE [common]", "RMSE [common]", "MAE [fill=global_mean]",
                                    "RMSE [fill=global_mean]", "coverage"]
 
@@ -125,7 +125,8 @@ def test_users_common_and_union():
     common = rv.compare({"a": a, "b": b})
     # u4 has no list from a: left out; means over u1..u3: a = 1.2 / 3, b = 1.0 / 3
     assert common.table()["Precision@5"].to_dict() == pytest.approx({"a": 0.4, "b": 1 / 3})
-    assert common.users.loc["a", "lacking"] == 1 and common.users.loc["b", "lacking"] == 0
+    assert common.users.loc["a", "lacking"] == 1
+    assert common.users.loc["b", "lacking"] == 0
     union = rv.compare({"a": a, "b": b}, users="union")
     # u4 scored 0 by a's missing-recs policy: a = 1.2 / 4, b = 1.2 / 4
     assert union.table()["Precision@5"].to_dict() == pytest.approx({"a": 0.3, "b": 0.3})
@@ -138,16 +139,21 @@ def test_baseline_pairs_and_marks():
     assert list(zip(cmp.tests["system_a"], cmp.tests["system_b"], strict=True)) == [
         ("good", "random"), ("fair", "random")]
     md = cmp.to_markdown()
-    assert "| a   | good" in md and "ᶜ" in md and "holm over 2 tests" in md
-    assert "$^{c}$" in cmp.to_latex() and "<sup>c</sup>" in cmp.to_html()
-    assert cmp._repr_html_() == cmp.to_html() and repr(cmp).startswith("Comparison(3 systems")
+    assert "| a   | good" in md
+    assert "ᶜ" in md
+    assert "holm over 2 tests" in md
+    assert "$^{c}$" in cmp.to_latex()
+    assert "<sup>c</sup>" in cmp.to_html()
+    assert cmp._repr_html_() == cmp.to_html()
+    assert repr(cmp).startswith("Comparison(3 systems")
 
 
 def test_lower_is_better_marks():
     a = result({"mae": [0.1, 0.2, 0.1, 0.15, 0.1, 0.2]})
     b = result({"mae": [0.5, 0.6, 0.55, 0.7, 0.5, 0.6]})
     cmp = rv.compare({"a": a, "b": b})
-    assert cmp.beats("a", "MAE") == ["b"] and cmp.beats("b", "MAE") == []
+    assert cmp.beats("a", "MAE") == ["b"]
+    assert cmp.beats("b", "MAE") == []
 
 
 def test_folds_pair_users_within_each_fold():
@@ -158,7 +164,8 @@ def test_folds_pair_users_within_each_fold():
     cmp = rv.stats.compare_folds({"a": [f0a, f1a], "b": [f0b, f1b]})
     # differences per (fold, user): .2, 0, .2, .4 -> mean .2 over 4 pairs
     row = cmp.tests.iloc[0]
-    assert row["diff"] == pytest.approx(0.2) and row["n_users"] == 4
+    assert row["diff"] == pytest.approx(0.2)
+    assert row["n_users"] == 4
     assert cmp.settings["folds"] == 2
     with pytest.raises(InvalidParameterError, match="same number of folds") as e:
         rv.stats.compare_folds({"a": [f0a, f1a], "b": [f0b]})
@@ -245,11 +252,15 @@ def test_cli(tmp_path):
             "--test", "t", "--correction", "holm"]
     out = runner.invoke(cli, args)
     assert out.exit_code == 0, out.output
-    assert "| a   | good" in out.output and "p_adjusted" in out.output and "Friedman" in out.output
+    assert "| a   | good" in out.output
+    assert "p_adjusted" in out.output
+    assert "Friedman" in out.output
     js = runner.invoke(cli, [*args, "--format", "json", "--names", "x,y,z", "--baseline", "z"])
     doc = json.loads(js.stdout)
     assert [t["system_b"] for t in doc["tests"]] == ["z"] * 4
     bad = runner.invoke(cli, [*args, "--test", "anova"])
-    assert bad.exit_code == 2 and "test must be one of" in bad.output
+    assert bad.exit_code == 2
+    assert "test must be one of" in bad.output
     names = runner.invoke(cli, [*args, "--names", "x,y"])
-    assert names.exit_code == 2 and "--names gives 2 names for 3 runs" in names.output
+    assert names.exit_code == 2
+    assert "--names gives 2 names for 3 runs" in names.output

@@ -110,15 +110,17 @@ class Comparison:
         for i, system in enumerate(self.systems):
             row = [_letter(i), system]
             for label in labels:
-                value = self.means.loc[system, label]
+                value = float(self.means.at[system, label])  # type: ignore[arg-type]
                 text = "nan" if math.isnan(value) else f"{value:.{digits}f}"
                 row.append(text + mark(self._marks(system, label)))
             rows.append(row)
         return ["#", "system", *labels], rows
 
     def to_markdown(self, digits: int = 4) -> str:
-        """A Markdown table of the means, with superscript letters of the systems each
-        system beats significantly (ranx's style), then the legend."""
+        """A Markdown table of the means, marked in ranx's style, then the legend.
+
+        Each mean carries the superscript letters of the systems it beats significantly.
+        """
         from tabulate import tabulate
 
         head, rows = self._cells(digits, lambda ls: "".join(

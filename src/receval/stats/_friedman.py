@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
-__all__ = ["friedman"]
+__all__ = ["critical_difference", "frames", "friedman"]
 
 
 def friedman(values: dict[str, np.ndarray], metric: str, higher_is_better: bool
@@ -35,6 +34,8 @@ def friedman(values: dict[str, np.ndarray], metric: str, higher_is_better: bool
     (dict, list of dict)
         The Friedman row, and one row per pair.
     """
+    from scipy import stats as sps
+
     names = list(values)
     x = np.column_stack([values[s] for s in names])
     n, k = x.shape
@@ -58,6 +59,8 @@ def friedman(values: dict[str, np.ndarray], metric: str, higher_is_better: bool
 
 def critical_difference(k: int, n: int, alpha: float) -> float:
     """Nemenyi's critical difference of average ranks (Demšar 2006, eq. 5)."""
+    from scipy import stats as sps
+
     q = float(sps.studentized_range.ppf(1.0 - alpha, k, np.inf)) / np.sqrt(2.0)
     return q * float(np.sqrt(k * (k + 1) / (6.0 * n)))
 

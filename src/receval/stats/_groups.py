@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -91,10 +92,8 @@ def by_group(ev: EvaluationResult, groups: Any) -> pd.DataFrame:
         else:
             values = pd.Series(ev.per_user[label].to_numpy())
             out[label] = values.groupby(key).mean()  # NaN (undefined) left out
-    try:
+    with contextlib.suppress(TypeError):  # groups that do not order stay as they came
         out = out.sort_index()
-    except TypeError:  # groups that do not order
-        pass
     out.index.name = "group"
     return out
 
@@ -126,15 +125,16 @@ def activity_groups(train: Any, bins: int = 4, *, columns: Columns | dict[str, s
     edges = [(int(np.floor(i.left)) + 1, int(np.floor(i.right))) for i in cut.cat.categories]
     edges[0] = (int(counts.min()), edges[0][1])
     names = [f"{lo}-{hi}" if lo != hi else f"{lo}" for lo, hi in edges]
-    labels = pd.Categorical.from_codes(cut.cat.codes.to_numpy(), categories=names,
+    labels = pd.Categorical.from_codes(cut.cat.codes.to_numpy(), categories=pd.Index(names),
                                        ordered=True)
     return pd.Series(labels, index=counts.index.rename("user"), name="activity")
 
 
 def popularity_groups(train: Any, head: float = 0.2, *,
                       columns: Columns | dict[str, str] | None = None) -> pd.Series:
-    """Items as ``'head'`` (the ``head`` share of items with most rows in ``train``) or
-    ``'tail'`` (the others).
+    """Items as ``'head'`` or ``'tail'`` by their popularity in ``train``.
+
+    The head is the ``head`` share of items with most rows in ``train``; the tail the others.
 
     Items are sorted by their number of rows, most first, ties by first appearance;
     the first ``ceil(head * n_items)`` are the head.

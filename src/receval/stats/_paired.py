@@ -13,7 +13,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 from receval.stats._resample import exact_signs, sign_flip_sums
 
@@ -29,8 +28,11 @@ MAX_EXACT_USERS = 24
 
 @dataclass(frozen=True)
 class PairedResult:
-    """One value per test: oriented statistic (positive when system a scores higher),
-    two-sided p-value, effect size, and for the bootstrap the interval of the difference."""
+    """One value per test: statistic, p-value, effect size (and the bootstrap's interval).
+
+    The statistic is oriented: positive when system a scores higher. The p-value is
+    two-sided.
+    """
 
     statistic: np.ndarray
     p_value: np.ndarray
@@ -68,6 +70,8 @@ def t_test(d: np.ndarray, mask: np.ndarray) -> PairedResult:
     ``t = mean(d) / (sd(d) / sqrt(n))`` with ``n - 1`` degrees of freedom,
     ``p = 2 P(T_{n-1} >= |t|)`` (Student 1908).
     """
+    from scipy import stats as sps
+
     n, mean, sd = _moments(d, mask)
     dz = cohens_dz(d, mask)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -89,6 +93,8 @@ def wilcoxon_test(d: np.ndarray, mask: np.ndarray) -> PairedResult:
     scores higher; SciPy reports ``min(W+, W-)``), and the effect size the matched-pairs
     rank-biserial correlation ``r = (W+ - W-) / (W+ + W-)`` (Kerby 2014), in [-1, 1].
     """
+    from scipy import stats as sps
+
     cols = d.shape[1]
     stat, p, r = np.zeros(cols), np.ones(cols), np.zeros(cols)
     for j in range(cols):
@@ -114,6 +120,8 @@ def sign_test(d: np.ndarray, mask: np.ndarray) -> PairedResult:
     statistic is ``n+ - n-``; the effect size ``(n+ - n-) / (n+ + n-)``, in [-1, 1] (the
     matched-pairs dominance of a over b).
     """
+    from scipy import stats as sps
+
     pos = (mask & (d > 0)).sum(axis=0)
     neg = (mask & (d < 0)).sum(axis=0)
     n = pos + neg

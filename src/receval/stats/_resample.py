@@ -15,6 +15,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from receval._kernels.resample import count_draws, weighted_column_sums
+
 __all__ = ["BLOCK", "bootstrap_sums", "exact_signs", "sign_flip_sums"]
 
 #: Resamples drawn per block (fixed: the stream of numbers must not depend on the machine).
@@ -52,13 +54,19 @@ def bootstrap_sums(y: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     """
     n = y.shape[0]
     rng = np.random.default_rng([seed, _BOOTSTRAP_STREAM])
+    y_t = np.ascontiguousarray(y.T, dtype=np.float64)
     out = np.empty((n_resamples, y.shape[1]))
     row = 0
     for size in _blocks(n_resamples):
-        draws = rng.integers(0, n, size=(size, n))
-        draws += (np.arange(size) * n)[:, None]
-        counts = np.bincount(draws.ravel(), minlength=size * n).reshape(size, n)
-        out[row:row + size] = counts.astype(np.float64) @ y
+        draws = rng.integers(0, n, size=(size, n), dtype=np.int32 if n < 2 ** 31 else np.int64)
+        counts_t: np.ndarray = np.zeros((n, size), dtype=np.uint8)
+        if not count_draws(draws, counts_t):  # pragma: no cover - needs > 255 equal draws
+            wide = np.zeros((n, size))
+            np.add.at(wide, (draws.T, np.arange(size)), 1.0)
+            counts_t = wide
+        sums_t = np.zeros((y.shape[1], size))
+        weighted_column_sums(counts_t, y_t, sums_t)
+        out[row:row + size] = sums_t.T
         row += size
     return out
 

@@ -105,8 +105,10 @@ class Paired:
 
 
 def _derivative(metric: Metric, r: float) -> float:
-    """``f'(R)`` of the metric's finalising function: 1 for the identity, otherwise a
-    central difference (RMSE's square root)."""
+    """``f'(R)`` of the metric's finalising function.
+
+    1 for the identity, otherwise a central difference (RMSE's square root).
+    """
     if r <= 0:
         return 0.0
     if metric.finalize(r) == r and metric.finalize(2.0 * r) == 2.0 * r:
