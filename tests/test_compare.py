@@ -172,6 +172,7 @@ def test_folds_pair_users_within_each_fold():
     assert e.value.parameter == "results"
 
 
+@pytest.mark.slow  # two fresh interpreters import receval
 def test_same_numbers_in_another_process():
     code = ("import sys; sys.path.insert(0, '.'); from tests.compare_helpers import result;"
             "import numpy as np, receval as rv; r = np.random.default_rng(0);"
