@@ -246,3 +246,27 @@ def test_against_ranx_compare():
         theirs = report.comparisons[row["system_a"], row["system_b"]][
             row["metric"].lower()]["p_value"]
         assert row["p_value"] == pytest.approx(theirs)
+
+
+def test_friedman_with_ties_by_hand_and_against_scipy():
+    # 3 users x 3 systems; user 1: x=1, y=1, z=0 -> ranks (best = 1) 1.5, 1.5, 3
+    # user 2: 1, 0, 0 -> 1, 2.5, 2.5; user 3: 1, 1, 1 -> 2, 2, 2
+    # rank sums 4.5, 6, 7.5; ties: groups of 2, 2, 3 -> (8-2) + (8-2) + (27-3) = 36
+    # C = 1 - 36 / (3 * 3 * 8) = 0.5; chi2 = (12 / (3*3*4) (4.5^2 + 6^2 + 7.5^2) - 3*3*4) / C
+    #   = (1/3 * 112.5 - 36) / 0.5 = 3.0
+    vals = {"x": [1, 1, 1], "y": [1, 0, 1], "z": [0, 0, 1]}
+    cmp = rv.compare({s: result({"hit_rate@10": v}) for s, v in vals.items()})
+    row = cmp.friedman.iloc[0]
+    assert row["statistic"] == pytest.approx(3.0)
+    assert row["statistic"] == pytest.approx(sps.friedmanchisquare(*vals.values()).statistic)
+    assert row["p_value"] == pytest.approx(sps.chi2.sf(3.0, 2))
+    assert [row["rank_x"], row["rank_y"], row["rank_z"]] == pytest.approx([1.5, 2, 2.5])
+
+
+@given(st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=1, max_size=20))
+@settings(max_examples=60, deadline=None)
+def test_row_ranks_are_scipy_ranks(rows):
+    from receval.stats._friedman import row_ranks
+
+    x = np.array(rows, dtype=float)
+    assert row_ranks(x)[0] == pytest.approx(sps.rankdata(x, axis=1))

@@ -36,17 +36,19 @@ def weighted_column_sums(counts_t: np.ndarray, y_t: np.ndarray, out_t: np.ndarra
 
 
 @njit()
-def count_draws(draws: np.ndarray, counts_t: np.ndarray) -> bool:
-    """``counts_t[i, b]`` += how often row ``b`` of ``draws`` holds ``i``; False on overflow.
+def count_draws(draws: np.ndarray, counts: np.ndarray) -> bool:
+    """``counts[b, i]`` += how often row ``b`` of ``draws`` holds ``i``; False on overflow.
 
-    ``counts_t`` is uint8 (a user drawn more than 255 times in one resample of many users
-    is beyond any realistic luck; the caller then counts in a wider type).
+    ``counts`` is uint8, one row per resample (a row of n users stays in cache while it is
+    counted); a user drawn more than 255 times in one resample is beyond realistic luck, and
+    the caller then counts in a wider type.
     """
     n_res, n = draws.shape
     for b in range(n_res):
+        row = counts[b]
         for k in range(n):
             i = draws[b, k]
-            if counts_t[i, b] == 255:
+            if row[i] == 255:
                 return False
-            counts_t[i, b] += 1
+            row[i] += 1
     return True

@@ -65,10 +65,14 @@ def analyse(paired: Paired, higher: dict[str, bool], *, test: str, correction: s
                           for j, label in enumerate(labels)}, index=pd.Index(names,
                                                                               name="system"))
     # one bootstrap: the same resampled users for every system, metric and test
-    y = np.hstack([paired.x[s] for s in names] + [mask.astype(np.float64)])
+    # (a metric every user has: the resampled count is n, no column needed)
+    partial = np.flatnonzero(~mask.all(axis=0))
+    y = np.hstack([paired.x[s] for s in names] + [mask[:, partial].astype(np.float64)])
     sums = bootstrap_sums(y, n_resamples, seed)
+    counts = np.full((n_resamples, m), float(len(mask)))
+    counts[:, partial] = sums[:, len(names) * m:]
     with np.errstate(invalid="ignore", divide="ignore"):
-        boot = {s: sums[:, i * m:(i + 1) * m] / sums[:, -m:] for i, s in enumerate(names)}
+        boot = {s: sums[:, i * m:(i + 1) * m] / counts for i, s in enumerate(names)}
     rows = []
     for s in names:
         low, high = P.percentile_interval(boot[s], confidence)

@@ -59,11 +59,11 @@ def bootstrap_sums(y: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     row = 0
     for size in _blocks(n_resamples):
         draws = rng.integers(0, n, size=(size, n), dtype=np.int32 if n < 2 ** 31 else np.int64)
-        counts_t: np.ndarray = np.zeros((n, size), dtype=np.uint8)
-        if not count_draws(draws, counts_t):  # pragma: no cover - needs > 255 equal draws
-            wide = np.zeros((n, size))
-            np.add.at(wide, (draws.T, np.arange(size)), 1.0)
-            counts_t = wide
+        counts: np.ndarray = np.zeros((size, n), dtype=np.uint8)
+        if not count_draws(draws, counts):  # pragma: no cover - needs > 255 equal draws
+            counts = np.zeros((size, n))
+            np.add.at(counts, (np.arange(size)[:, None], draws), 1.0)
+        counts_t = np.ascontiguousarray(counts.T)
         sums_t = np.zeros((y.shape[1], size))
         weighted_column_sums(counts_t, y_t, sums_t)
         out[row:row + size] = sums_t.T
