@@ -64,6 +64,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    load = os.getloadavg()
     systems, truth = data(args.users, 0)
     t0 = time.perf_counter()
     results = {k: rv.evaluate(v, truth, METRICS) for k, v in systems.items()}
@@ -89,7 +90,8 @@ def main() -> None:
              "",
              f"{time.strftime('%Y-%m-%d')}, {platform.processor() or platform.machine()}, "
              f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy "
-             f"{np.__version__}, best of {args.repeat}",
+             f"{np.__version__}, best of {args.repeat}; load average before / after: "
+             f"{load[0]:.1f} / {os.getloadavg()[0]:.1f} (other processes share the cores)",
              "", "| what | seconds | note |", "|---|---|---|"]
     lines += [f"| {w} | {s:.2f} | {n} |" for w, s, n in rows]
     text = "\n".join(lines)

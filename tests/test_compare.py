@@ -265,3 +265,13 @@ def test_cli(tmp_path):
     names = runner.invoke(cli, [*args, "--names", "x,y"])
     assert names.exit_code == 2
     assert "--names gives 2 names for 3 runs" in names.output
+
+
+def test_latex_and_html_escape_names():
+    cmp = rv.compare({"knn_5": result({"ndcg@10": [0.9, 0.8, 0.7, 0.9]}),
+                      "<pop>": result({"ndcg@10": [0.1, 0.2, 0.1, 0.2]})})
+    tex = cmp.to_latex()
+    assert r"\#" in tex
+    assert r"knn\_5" in tex
+    assert "$^{b}$" in tex
+    assert "&lt;pop&gt;" in cmp.to_html()

@@ -22,6 +22,16 @@ def _letter(i: int) -> str:
     return "abcdefghijklmnopqrstuvwxyz"[i % 26] + (str(i // 26) if i >= 26 else "")
 
 
+_TEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+        "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        "\\": r"\textbackslash{}"}
+
+
+def _tex(text: str) -> str:
+    """Escape LaTeX's special characters in a name or label."""
+    return "".join(_TEX.get(c, c) for c in text)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Systems compared on per-user values: means, intervals, paired tests.
@@ -133,6 +143,8 @@ class Comparison:
         from tabulate import tabulate
 
         head, rows = self._cells(digits, lambda ls: f"$^{{{''.join(ls)}}}$" if ls else "")
+        head = [_tex(h) for h in head]
+        rows = [[r[0], _tex(r[1]), *r[2:]] for r in rows]
         body = str(tabulate(rows, headers=head, tablefmt="latex_raw", disable_numparse=True))
         return f"% {self._legend()}\n{body}"
 
