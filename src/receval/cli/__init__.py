@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from receval.cli._compare import compare as compare_cmd
 from receval.data._build import TIE_POLICIES
 from receval.exceptions import RecevalError
 
@@ -34,6 +35,9 @@ def _fail(exc: RecevalError) -> None:
 @click.version_option(package_name="receval")
 def cli() -> None:
     """receval: exact, explicit and fast evaluation of recommender systems."""
+
+
+cli.add_command(compare_cmd)
 
 
 @cli.command()
