@@ -193,3 +193,38 @@ def test_warnings_of_every_fold_come_once():
         _cv(relevance_threshold=5, metrics=["precision@2"])
     messages = [str(w.message) for w in record]
     assert len(messages) == len(set(messages))
+
+
+# -- with rv.split ----------------------------------------------------------------------------
+def test_kfold_by_users_each_user_tested_once():
+    from receval._demo import sample_ratings
+
+    data = sample_ratings(90, 60, seed=5)
+    folds = rv.split.kfold(data, n_splits=3, by="users", seed=4)
+    cv = rv.cross_validate({"pop": rv.models.MostPopular()}, data, ["recall@5"], split=folds,
+                           k=5, no_relevant="zero")
+    users = [set(cv.results[("pop", f)].per_user.index) for f in range(3)]
+    assert set().union(*users) == set(data["user_id"])
+    assert sum(len(u) for u in users) == data["user_id"].nunique()
+    # every fold's value is rv.evaluate of MostPopular fitted on that fold's train
+    for f, (train, test) in enumerate(folds):
+        recs = rv.models.MostPopular().fit(train).recommend(test["user_id"].unique(), 5,
+                                                             exclude=train)
+        expected = rv.evaluate(recs, test, ["recall@5"], no_relevant="zero")["recall@5"]
+        assert cv.per_fold.loc[("pop", f), "Recall@5"] == expected
+    assert all(r is not None for r in cv.settings["split_reports"])
+
+
+def test_a_temporal_split_and_polars_frames():
+    pl = pytest.importorskip("polars")
+    from receval._demo import sample_ratings
+
+    data = pl.from_pandas(sample_ratings(60, 50, seed=6))
+    split = rv.split.temporal(data, test_size=0.25, per_user=True)
+    assert isinstance(split.train, pl.DataFrame)
+    cv = rv.cross_validate({"mean": rv.models.ItemMean()}, data, ["rmse"], split=split)
+    train, test = (part.to_pandas() for part in split)
+    mu = train.groupby("item_id")["rating"].mean()
+    pred = test["item_id"].map(mu).fillna(train["rating"].mean())
+    assert cv.per_fold.loc[("mean", 0), "RMSE"] == pytest.approx(
+        np.sqrt(((pred - test["rating"]) ** 2).mean()), abs=1e-12)

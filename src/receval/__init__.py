@@ -9,7 +9,7 @@
 0.5
 """
 
-from receval import conventions, exceptions, metrics, models
+from receval import conventions, exceptions, metrics, models, split, stats
 from receval._columns import Columns
 from receval._cv import cross_validate
 from receval._cv_result import CrossValidation
@@ -18,9 +18,11 @@ from receval._explain import Explanation, explain
 from receval._result import EvaluationResult, MetricSummary, UserAccounting
 from receval._version import __version__
 from receval.exceptions import RecevalError, RecevalWarning
+from receval.stats import Comparison, compare
 
 __all__ = [
     "Columns",
+    "Comparison",
     "CrossValidation",
     "EvaluationResult",
     "Explanation",
@@ -29,6 +31,7 @@ __all__ = [
     "RecevalWarning",
     "UserAccounting",
     "__version__",
+    "compare",
     "conventions",
     "cross_validate",
     "evaluate",
@@ -36,4 +39,6 @@ __all__ = [
     "explain",
     "metrics",
     "models",
+    "split",
+    "stats",
 ]

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from receval._result import EvaluationResult
-from receval.exceptions import BackendUnavailableError
+
+if TYPE_CHECKING:
+    from receval.stats import Comparison
 
 __all__ = ["CrossValidation"]
 
@@ -94,7 +96,7 @@ class CrossValidation:
                     float(summary.loc[model, (label, "std")]), digits)  # type: ignore[arg-type]
                 for label in self.labels]
 
-    def compare(self, **options: Any) -> Any:
+    def compare(self, **options: Any) -> Comparison:
         """Compare the models with paired tests, users paired by (fold, user id).
 
         Calls ``receval.stats.compare_folds`` on the per-user values of every fold; every
@@ -104,15 +106,10 @@ class CrossValidation:
         Returns
         -------
         receval.stats.Comparison
+            Means, confidence intervals and paired tests over every (fold, user).
         """
-        import importlib
+        from receval.stats import compare_folds
 
-        try:
-            compare_folds = importlib.import_module("receval.stats").compare_folds
-        except (ImportError, AttributeError):
-            raise BackendUnavailableError(
-                "cv.compare needs receval.stats.compare_folds, which this receval does not "
-                "have", parameter="compare") from None
         by_model: Mapping[str, list[EvaluationResult]] = {
             model: [self.results[(model, f)] for f in range(self.n_folds)]
             for model in self.models}

@@ -66,7 +66,7 @@ def experiment(n_users: int = 600, n_items: int = 400, *, seed: int = 7, k: int 
     import receval as rv
 
     ratings = sample_ratings(n_users, n_items, seed=seed)
-    split = rv.split.temporal(ratings, test_size=0.2, per_user=True)  # type: ignore[attr-defined]
+    split = rv.split.temporal(ratings, test_size=0.2, per_user=True)
     ranking = [f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"map@{k}", f"mrr@{k}",
                f"hit_rate@{k}", f"item_coverage@{k}", "user_coverage"]
     recommenders = {"random": rv.models.Random(seed=seed),

@@ -69,8 +69,7 @@ def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds
     try:
         frame = read_table(data, role="truth")
         fold_by: Literal["rows", "users"] = "users" if by == "users" else "rows"
-        splits = rv.split.kfold(frame, n_splits=folds, by=fold_by, seed=seed,  # type: ignore[attr-defined]
-                                columns=cols)
+        splits = rv.split.kfold(frame, n_splits=folds, by=fold_by, seed=seed, columns=cols)
         models = {name: MODELS[name](seed) for name in dict.fromkeys(model_names)}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", rv.RecevalWarning)

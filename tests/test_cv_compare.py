@@ -1,0 +1,46 @@
+"""cv.compare: paired tests over (fold, user), through receval.stats.compare_folds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+import receval as rv
+from receval._demo import sample_ratings
+
+
+@pytest.fixture(scope="module")
+def cv() -> rv.CrossValidation:
+    data = sample_ratings(120, 90, seed=4)
+    folds = rv.split.kfold(data, n_splits=3, by="users", seed=1)
+    models = {"pop": rv.models.MostPopular(), "rand": rv.models.Random(seed=2),
+              "mean": rv.models.ItemMean(shrinkage=5)}
+    return rv.cross_validate(models, data, ["ndcg@10", "precision@10"], split=folds, k=10,
+                             relevance_threshold=4, no_relevant="zero")
+
+
+def test_compare_pairs_users_within_folds(cv):
+    cmp = cv.compare(test="t", correction="holm")
+    pooled = {m: pd.concat([cv.results[(m, f)].per_user.assign(fold=f)
+                            for f in range(cv.n_folds)]).set_index("fold", append=True)
+              for m in cv.models}
+    for metric in ("NDCG@10", "Precision@10"):
+        a, b = pooled["pop"][metric], pooled["rand"][metric]
+        a, b = a.align(b, join="inner")
+        row = cmp.tests[(cmp.tests.metric == metric) & (cmp.tests.system_a == "pop")
+                        & (cmp.tests.system_b == "rand")].iloc[0]
+        # the paired t-test over every (fold, user), as SciPy computes it
+        assert row["p_value"] == pytest.approx(sps.ttest_rel(a, b).pvalue, rel=1e-9)
+        assert row["n_users"] == len(a)
+        assert cmp.table().loc["pop", metric] == pytest.approx(a.mean(), abs=1e-12)
+
+
+def test_compare_passes_options(cv):
+    cmp = cv.compare(test="wilcoxon", baseline="pop", metrics=["ndcg@10"])
+    tests = cmp.tests
+    assert ((tests.system_a == "pop") | (tests.system_b == "pop")).all()
+    assert len(tests) == 2  # pop vs rand, pop vs mean
+    assert set(cmp.tests["metric"]) == {"NDCG@10"}
+    assert np.isfinite(cmp.tests["p_value"]).all()
