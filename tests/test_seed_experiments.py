@@ -184,8 +184,7 @@ def test_seed_004_values(cv):
 
 def test_demo_data_kfold_of_the_baselines():
     ratings = sample_ratings(200, 150, seed=3)
-    fold_of = np.random.default_rng(0).permutation(len(ratings)) % 3
-    folds = [(ratings[fold_of != f], ratings[fold_of == f]) for f in range(3)]
+    folds = rv.split.kfold(ratings, n_splits=3, by="rows", seed=0)
     models = {"random": rv.models.Random(seed=1), "popular": rv.models.MostPopular(),
               "global mean": rv.models.GlobalMean(), "item mean": rv.models.ItemMean(5)}
     cv = rv.cross_validate(models, ratings, ["precision@10", "rmse"], split=folds, k=10,
