@@ -9,9 +9,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import InvalidParameterError
+from strategies import examples
 
 DATA = pd.DataFrame(
     [(1, "a", 5), (1, "b", 3), (1, "c", 4), (2, "a", 4), (2, "c", 2), (2, "b", 5), (2, "d", 3),
@@ -228,3 +231,34 @@ def test_a_temporal_split_and_polars_frames():
     pred = test["item_id"].map(mu).fillna(train["rating"].mean())
     assert cv.per_fold.loc[("mean", 0), "RMSE"] == pytest.approx(
         np.sqrt(((pred - test["rating"]) ** 2).mean()), abs=1e-12)
+
+
+def test_progress_bar_on():
+    cv = _cv(progress=True, models={"pop": rv.models.MostPopular()}, metrics=["precision@2"])
+    assert cv.per_fold["Precision@2"].tolist() == pytest.approx([0.5, 1 / 6], abs=1e-15)
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(25), deadline=None)
+@given(seed=st.integers(0, 10_000), n_folds=st.integers(2, 4), k=st.integers(1, 6))
+def test_property_every_fold_is_evaluate_of_the_fitted_model(seed, n_folds, k):
+    rng = np.random.default_rng(seed)
+    log = pd.DataFrame({"user_id": rng.integers(0, 12, 80), "item_id": rng.integers(0, 15, 80),
+                        "rating": rng.integers(1, 6, 80).astype(float)}).drop_duplicates(
+        ["user_id", "item_id"], ignore_index=True)
+    fold_of = rng.permutation(len(log)) % n_folds
+    folds = [(log[fold_of != f], log[fold_of == f]) for f in range(n_folds)]
+    models = {"pop": rv.models.MostPopular(), "rand": rv.models.Random(seed=seed),
+              "mean": rv.models.UserMean(shrinkage=1)}
+    cv = rv.cross_validate(models, log, [f"ndcg@{k}", "mae"], split=folds, k=k,
+                           no_relevant="zero")
+    for (name, f), ev in cv.results.items():
+        train, test = folds[f]
+        model = {"pop": rv.models.MostPopular(), "rand": rv.models.Random(seed=seed),
+                 "mean": rv.models.UserMean(shrinkage=1)}[name].fit(train)
+        recs = model.recommend(test["user_id"].unique(), k, exclude=train)
+        assert ev[f"ndcg@{k}"] == rv.evaluate(recs, test, [f"ndcg@{k}"],
+                                              no_relevant="zero")[f"ndcg@{k}"]
+        assert ((ev.per_user[f"NDCG@{k}"] >= 0) & (ev.per_user[f"NDCG@{k}"] <= 1)).all()
+        if name == "mean":
+            assert ev["mae"] == rv.evaluate(model.predict(test), test, ["mae"])["mae"]
