@@ -143,6 +143,7 @@ def test_random_seed_changes_lists():
     assert a.equals(rv.models.Random(seed=0).fit(TRAIN).recommend([3, 1, 2], k=3))
 
 
+@pytest.mark.slow
 def test_random_same_in_a_fresh_process():
     code = textwrap.dedent("""
         import numpy as np, pandas as pd, receval as rv
@@ -185,6 +186,7 @@ MODELS = [lambda: rv.models.Random(seed=3), rv.models.MostPopular, rv.models.Glo
           rv.models.UserMean, lambda: rv.models.ItemMean(shrinkage=1)]
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60), deadline=None)
 @given(log=logs(), k=st.integers(1, 16), which=st.integers(0, len(MODELS) - 1),
        extra=st.lists(st.integers(0, 12), max_size=4))
@@ -262,6 +264,7 @@ def test_protocol_classes():
     assert not isinstance(rv.models.Random(), rv.models.Predictor)
 
 
+@pytest.mark.slow
 def test_import_receval_does_not_import_surprise():
     code = "import sys, receval; print('surprise' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -182,6 +182,7 @@ def test_seed_004_values(cv):
     assert (cv.per_fold.loc[("knn", 0)] > cv.per_fold.loc[("random", 0)]).all()
 
 
+@pytest.mark.slow
 def test_demo_data_kfold_of_the_baselines():
     ratings = sample_ratings(200, 150, seed=3)
     folds = rv.split.kfold(ratings, n_splits=3, by="rows", seed=0)
