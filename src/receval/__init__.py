@@ -9,7 +9,7 @@
 0.5
 """
 
-from receval import conventions, exceptions, metrics
+from receval import conventions, exceptions, metrics, sampled
 from receval._columns import Columns
 from receval._evaluate import evaluate
 from receval._explain import Explanation, explain
@@ -31,4 +31,5 @@ __all__ = [
     "exceptions",
     "explain",
     "metrics",
+    "sampled",
 ]
