@@ -40,8 +40,9 @@ def accept_draws(lists: np.ndarray, list_user: np.ndarray, t_off: np.ndarray,
                  stamp: np.ndarray, out: np.ndarray, filled: np.ndarray) -> None:
     """Append accepted candidates to ``out[l, filled[l]:]`` for every list ``l`` of ``lists``.
 
-    ``stamp[c] == l`` marks item ``c`` as already in list ``l`` (``stamp`` starts at -1 and
-    is kept between calls, so a list can be continued with more draws).
+    ``stamp[c] == l`` marks item ``c`` as already in list ``l`` (``stamp`` starts at -1); a
+    list continued with more draws stamps its items again first, since lists processed in
+    between may have stamped the same items.
     """
     for j in range(len(lists)):
         lst = lists[j]
@@ -49,6 +50,8 @@ def accept_draws(lists: np.ndarray, list_user: np.ndarray, t_off: np.ndarray,
         s = t_off[u]
         e = t_off[u + 1]
         f = filled[lst]
+        for i in range(f):  # a list continued from an earlier batch: its items again
+            stamp[out[lst, i]] = lst
         for d in range(d_off[j], d_off[j + 1]):
             if f == n:
                 break
