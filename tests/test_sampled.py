@@ -33,15 +33,6 @@ TOL = 1e-12
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def lists(rows: list[tuple[int, int, float]], positives: dict[int, int]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=["user_id", "item_id", "score"])
-    return frame
-
-
-def truth_of(positives: dict[int, int]) -> pd.DataFrame:
-    return pd.DataFrame({"user_id": list(positives), "item_id": list(positives.values())})
-
-
 # ============================================================================================
 # negatives
 # ============================================================================================
@@ -247,8 +238,8 @@ def test_uncorrected_values_are_the_sampled_lists_metrics():
     # AUC = (m - r' + 1) / m: (3 - 2 + 1) / 3 = 2/3 and 3/3
     assert pu["AUC"].tolist() == pytest.approx([2 / 3, 1.0], abs=TOL)
     rec = ev.settings["sampled"]
-    assert rec["m"] == 3 and rec["n"] == 7 and rec["correction"] == "none"
-    assert rec["strategy"] is None and rec["gamma"] is None
+    assert (rec["m"], rec["n"], rec["correction"]) == (3, 7, "none")
+    assert (rec["strategy"], rec["gamma"]) == (None, None)
     assert "sampled: m=3 negatives per positive, n=7 items" in ev.caption
     assert "correction=none" in repr(ev)
 
@@ -337,21 +328,17 @@ def test_least_squares_corrections_against_normal_equations(correction, gamma):
 
 
 def test_rank_estimate_against_the_direct_formula():
+    # T[r'] = M(r^) with r^ = 1 + (n - 1)(r' - 1)/m unrounded, M extended to real ranks
     n, m = 40, 3
     ev = rv.sampled.evaluate(SCORED, POS, list(REFERENCE), n_items=n,
                              correction="rank_estimate")
-    for name, fn in REFERENCE.items():
-        label = rv.metrics.parse(name).label
-        table = ev.settings["sampled"]["tables"][label][m]
-        for j in range(m + 1):
-            r_hat = 1 + (n - 1) * j / m
-            k = rv.metrics.parse(name).k
-            want = fn(1) * {"hr@2": 1, "p@2": 1}.get(name, 0) if r_hat <= k else 0.0
-            if name in ("mrr@3", "map@4"):
-                want = 1 / r_hat if r_hat <= k else 0.0
-            if name == "ndcg@3":
-                want = 1 / math.log2(r_hat + 1) if r_hat <= k else 0.0
-            assert table[j] == pytest.approx(want, abs=TOL), (name, j)
+    continuous = {"hr@2": lambda x: float(x <= 2), "p@2": lambda x: 0.5 * (x <= 2),
+                  "mrr@3": lambda x: (x <= 3) / x, "map@4": lambda x: (x <= 4) / x,
+                  "ndcg@3": lambda x: (x <= 3) / math.log2(x + 1)}
+    for name, fn in continuous.items():
+        table = ev.settings["sampled"]["tables"][rv.metrics.parse(name).label][m]
+        want = [fn(1 + (n - 1) * j / m) for j in range(m + 1)]  # r^ = 1, 14, 27, 40
+        assert table == pytest.approx(want, abs=TOL), name
 
 
 @pytest.mark.slow
@@ -429,8 +416,10 @@ def test_ap_all_positions_is_corrected_by_least_squares():
     ev = rv.sampled.evaluate(SCORED, POS, ["ap(denominator=k, positions=all)@3"], n_items=7,
                              correction="minimal_bias")
     # one positive at rank r: (1/k) sum_{i=r}^{k} 1/i
-    fn = (lambda r: sum(1 / i for i in range(r, 4)) / 3 if r <= 3 else 0.0)
-    table = reference_table(fn, 7, 3, 0.0)
+    def ap_all(r: int) -> float:
+        return sum(1 / i for i in range(r, 4)) / 3 if r <= 3 else 0.0
+
+    table = reference_table(ap_all, 7, 3, 0.0)
     assert ev.per_user.iloc[:, 0].tolist() == pytest.approx([table[1], table[0]], abs=1e-9)
 
 
@@ -529,3 +518,37 @@ def test_auc_matches_scikit_learn_per_list(rows):
                           "item_id": [i for i, lab in enumerate(labels) if lab]})
     ev = rv.evaluate(recs, truth, ["auc"], ties="expected")
     assert ev["auc"] == pytest.approx(roc_auc_score(labels, scores), abs=TOL)
+
+
+def test_explain_auc_shows_the_misses_below_each_hit():
+    e = rv.explain("auc", [1, 0, 1, 0])
+    # hits at 1 and 3; misses below them: 2 and 1 -> 3 correct of 2 * 2 pairs
+    assert e.value == 0.75
+    assert e.table["misses below"].tolist() == [2, 0, 1, 0]
+    assert "3 / 4" in str(e)
+
+
+# ============================================================================================
+# the worked example of docs/sampled.md
+# ============================================================================================
+@pytest.mark.slow
+def test_docs_worked_example_is_current():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_sampled_example",
+                                                  ROOT / "docs" / "make_sampled_example.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page = (ROOT / "docs" / "sampled.md").read_text(encoding="utf-8")
+    table = module.render()
+    assert module.page_with(table, page) == page, "run: python docs/make_sampled_example.py"
+    rows = [line.split(" | ") for line in table.splitlines()[2:]]
+    first = {(r[0].strip("| "), r[1]): r[-1].strip(" |") for r in rows}
+    for metric in ("HitRate@10", "NDCG@10"):
+        # sampling reverses the order of the full ranking; the corrections restore it
+        assert first[(metric, "full ranking")] == "sharp"
+        assert first[(metric, "sampled, none")] == "broad"
+        assert first[(metric, "sampled, rank_estimate")] == "sharp"
+        assert first[(metric, "sampled, bias_variance")] == "sharp"
