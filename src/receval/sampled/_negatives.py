@@ -95,8 +95,9 @@ def _touched(test_u: np.ndarray, test_i: np.ndarray, train_u: np.ndarray,
              ) -> tuple[np.ndarray, np.ndarray]:
     """Each test user's touched catalog items, sorted: CSR offsets and item codes."""
     keep = (train_u >= 0) & (train_i >= 0)
-    keys = np.unique(np.concatenate([test_u * n_items + test_i,
-                                     train_u[keep] * n_items + train_i[keep]]))
+    keys = np.sort(np.concatenate([test_u * n_items + test_i,
+                                   train_u[keep] * n_items + train_i[keep]]))
+    keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
     off = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys // n_items, minlength=n_users), out=off[1:])
     return off, keys % n_items
