@@ -533,17 +533,12 @@ def test_explain_auc_shows_the_misses_below_each_hit():
 # ============================================================================================
 @pytest.mark.slow
 def test_docs_worked_example_is_current():
-    import importlib.util
+    import runpy
 
-    spec = importlib.util.spec_from_file_location("make_sampled_example",
-                                                  ROOT / "docs" / "make_sampled_example.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    script = runpy.run_path(str(ROOT / "docs" / "make_sampled_example.py"))
     page = (ROOT / "docs" / "sampled.md").read_text(encoding="utf-8")
-    table = module.render()
-    assert module.page_with(table, page) == page, "run: python docs/make_sampled_example.py"
+    table = script["render"]()
+    assert script["page_with"](table, page) == page, "run: python docs/make_sampled_example.py"
     rows = [line.split(" | ") for line in table.splitlines()[2:]]
     first = {(r[0].strip("| "), r[1]): r[-1].strip(" |") for r in rows}
     for metric in ("HitRate@10", "NDCG@10"):
