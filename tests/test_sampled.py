@@ -290,12 +290,12 @@ def test_ties_follow_the_policy_and_expected_averages_the_table():
 
 
 # -- an independent implementation of the least-squares corrections ---------------------------
-def reference_table(metric_at, n: int, m: int, gamma: float) -> np.ndarray:
-    """Straight normal equations with math.comb binomials and a uniform prior."""
+def reference_table(metric_at, n: int, m: int, gamma: float, prior=None) -> np.ndarray:
+    """Straight normal equations with math.comb binomials (uniform prior by default)."""
     a = np.array([[math.comb(m, j) * ((r - 1) / (n - 1)) ** j
                    * (1 - (r - 1) / (n - 1)) ** (m - j) for j in range(m + 1)]
                   for r in range(1, n + 1)])
-    p = np.full(n, 1 / n)
+    p = np.full(n, 1 / n) if prior is None else np.asarray(prior) / np.sum(prior)
     big_m = np.array([metric_at(r) for r in range(1, n + 1)])
     lhs = (1 - gamma) * a.T @ np.diag(p) @ a + gamma * np.diag(a.T @ p)
     return np.linalg.solve(lhs, a.T @ np.diag(p) @ big_m)
@@ -325,6 +325,15 @@ def test_least_squares_corrections_against_normal_equations(correction, gamma):
         assert ev.settings["sampled"]["tables"][label][m] == pytest.approx(table, abs=1e-9)
         # user 1 has r' = 2, user 2 r' = 1
         assert ev.per_user[label].tolist() == pytest.approx([table[1], table[0]], abs=1e-9)
+
+
+def test_custom_prior_against_normal_equations():
+    prior = [5, 4, 3, 2, 1, 1, 1]  # p(r) for r = 1..7, normalised
+    ev = rv.sampled.evaluate(SCORED, POS, ["mrr@3"], n_items=7, correction="bias_variance",
+                             gamma=0.2, prior=np.array(prior, dtype=float))
+    table = reference_table(REFERENCE["mrr@3"], 7, 3, 0.2, prior)
+    assert ev.settings["sampled"]["prior"] == "custom"
+    assert ev.per_user["MRR@3"].tolist() == pytest.approx([table[1], table[0]], abs=1e-9)
 
 
 def test_rank_estimate_against_the_direct_formula():
@@ -547,3 +556,19 @@ def test_docs_worked_example_is_current():
         assert first[(metric, "sampled, none")] == "broad"
         assert first[(metric, "sampled, rank_estimate")] == "sharp"
         assert first[(metric, "sampled, bias_variance")] == "sharp"
+
+
+@pytest.mark.parametrize(("convention", "metrics"), [
+    (None, ["hr@2", "ndcg@3"]), ("ranx", ["hr@2", "ndcg@3"]), ("sklearn", ["ndcg@3"])])
+def test_result_holds_only_the_requested_metrics(convention, metrics):
+    # the sampled ranks come from whole-list MRR helpers: in the same engine call without a
+    # convention, in a call of their own under one (scikit-learn has no MRR)
+    ev = rv.sampled.evaluate(SCORED, POS, metrics, n_items=7, correction="rank_estimate",
+                             convention=convention)
+    labels = [rv.metrics.parse(m).label if convention is None
+              else rv.conventions.get(convention).metric(m).label for m in metrics]
+    assert ev.labels == labels
+    assert list(ev.per_user.columns) == labels
+    assert list(ev.settings["metrics"]) == labels
+    # user 1: r' = 2 -> r^ = 1 + 6 * 1/3 = 3: nDCG@3 = 1/log2(4) = 1/2; user 2: r^ = 1 -> 1
+    assert ev.per_user[labels[-1]].tolist() == pytest.approx([0.5, 1.0], abs=TOL)

@@ -200,9 +200,14 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     specs = _parse_metrics(metrics, None if conv is None else conventions.get(conv))
     _supported(specs, correction)
     lists = read_lists(scored, test, Columns.coerce(columns), int(n_items))
-    plain = _engine_evaluate(lists.recs, lists.truth, [m for _, m in specs],
-                             columns=lists.columns, **evaluate_options)
     corrected = [m for _, m in specs if not isinstance(m, AUC)]
+    helpers = _rank_helpers(corrected, evaluate_options) if correction != "none" else {}
+    extra = _helper_policies(helpers) if conv is None else []
+    asked: list[str | Metric] = [m for _, m in specs]
+    plain = _engine_evaluate(lists.recs, lists.truth,
+                             asked + [f"mrr(ties={q})" for q in extra],
+                             columns=lists.columns, **evaluate_options)
+    plain, ranked = _split_off(plain, [_rr_label(q) for q in extra])
     record: dict[str, Any] = {
         "m": _m_record(lists.m), "n": int(n_items),
         "strategy": strategy or lists.record.get("strategy"), "correction": correction,
@@ -214,7 +219,9 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
         record["seed"] = lists.record["seed"]
     if correction == "none" or not corrected:
         return _with_record(plain, {}, record)
-    ranks = _sampled_ranks(lists, corrected, evaluate_options, plain.per_user.index)
+    if ranked is None:  # under a convention, which may lack MRR: a call without it
+        ranked = _rank_frame(lists, _helper_policies(helpers), evaluate_options)
+    ranks = _sampled_ranks(helpers, ranked.reindex(plain.per_user.index))
     values = _true_rank_values(corrected, int(n_items), evaluate_options)
     tables = _tables(corrected, values, int(n_items), lists.m, correction, gamma, weights)
     record["uncorrected"] = {m.label: plain[m.label] for m in corrected}
@@ -243,26 +250,66 @@ def _policy(metric: Metric, options: dict[str, Any]) -> str:
     return str(getattr(metric, "ties", None) or _base_setting("ties", options))
 
 
-def _sampled_ranks(lists: Lists, corrected: Sequence[Metric], options: dict[str, Any],
-                   index: pd.Index) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """``(lowest, highest)`` sampled rank of each list's positive per tie policy.
+def _rank_helpers(corrected: Sequence[Metric], options: dict[str, Any]
+                  ) -> dict[str, tuple[str, str]]:
+    """Per tie policy of the corrected metrics, the policies giving its lowest/highest rank.
 
-    The engine computes each list's whole-list reciprocal rank under the policy: ``r' =
-    1 / RR``. Under ``ties='expected'`` the positive is equally likely at every place of its
-    tied block, from the optimistic to the pessimistic rank.
+    Under ``ties='expected'`` the positive is equally likely at every place of its tied
+    block, from the optimistic to the pessimistic rank.
     """
     policies = sorted({_policy(m, options) for m in corrected})
-    asked = {p: (("optimistic", "pessimistic") if p == "expected" else (p, p))
-             for p in policies}
-    helpers = sorted({q for pair in asked.values() for q in pair})
+    return {p: (("optimistic", "pessimistic") if p == "expected" else (p, p)) for p in policies}
+
+
+def _helper_policies(helpers: dict[str, tuple[str, str]]) -> list[str]:
+    return sorted({q for pair in helpers.values() for q in pair})
+
+
+def _rr_label(policy: str) -> str:
+    """The label of the whole-list reciprocal rank under one tie policy."""
+    return f"MRR(ties={policy!r})"
+
+
+def _split_off(result: EvaluationResult, labels: Sequence[str]
+               ) -> tuple[EvaluationResult, pd.DataFrame | None]:
+    """The result without the helper metrics ``labels``, and their per-list values."""
+    if not labels:
+        return result, None
+    drop = set(labels)
+    settings = {**result.settings, "metrics": {k: v for k, v in result.settings["metrics"]
+                                               .items() if k not in drop}}
+    kept = dataclasses.replace(
+        result, metrics=tuple(m for m in result.metrics if m.label not in drop),
+        summaries={k: v for k, v in result.summaries.items() if k not in drop},
+        per_user=result.per_user.drop(columns=list(labels)), settings=settings,
+        _aliases={k: v for k, v in result._aliases.items() if v not in drop})
+    return kept, result.per_user[list(labels)]
+
+
+def _rank_frame(lists: Lists, policies: Sequence[str], options: dict[str, Any]
+                ) -> pd.DataFrame:
+    """Each list's whole-list reciprocal rank per policy, by its own engine call.
+
+    Used under a convention (whose library may lack MRR): the call has no convention but
+    the convention's score precision.
+    """
     rank_options = {k: v for k, v in options.items() if k not in ("convention", "ties")}
     rank_options["score_precision"] = _base_setting("score_precision", options)
-    result = _engine_evaluate(lists.recs, lists.truth, [f"mrr(ties={q})" for q in helpers],
+    result = _engine_evaluate(lists.recs, lists.truth, [f"mrr(ties={q})" for q in policies],
                               columns=lists.columns, **rank_options)
-    frame = result.per_user.reindex(index)
-    rank = {q: np.rint(1.0 / frame[f"MRR(ties={q!r})"].to_numpy()).astype(np.int64)
-            for q in helpers}
-    return {p: (rank[lo], rank[hi]) for p, (lo, hi) in asked.items()}
+    return result.per_user
+
+
+def _sampled_ranks(helpers: dict[str, tuple[str, str]], frame: pd.DataFrame
+                   ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``(lowest, highest)`` sampled rank of each list's positive per tie policy.
+
+    The engine computed each list's whole-list reciprocal rank under the policy:
+    ``r' = 1 / RR``.
+    """
+    rank = {q: np.rint(1.0 / frame[_rr_label(q)].to_numpy()).astype(np.int64)
+            for q in _helper_policies(helpers)}
+    return {p: (rank[lo], rank[hi]) for p, (lo, hi) in helpers.items()}
 
 
 def _true_rank_values(corrected: Sequence[Metric], n: int, options: dict[str, Any]
