@@ -572,3 +572,12 @@ def test_result_holds_only_the_requested_metrics(convention, metrics):
     assert list(ev.settings["metrics"]) == labels
     # user 1: r' = 2 -> r^ = 1 + 6 * 1/3 = 3: nDCG@3 = 1/log2(4) = 1/2; user 2: r^ = 1 -> 1
     assert ev.per_user[labels[-1]].tolist() == pytest.approx([0.5, 1.0], abs=TOL)
+
+
+def test_negatives_exclude_ids_of_another_type_are_an_error():
+    train = pd.DataFrame({"user_id": ["1"], "item_id": [1]})
+    with pytest.raises(IdTypeMismatchError, match="exclude user"):
+        rv.sampled.negatives(TEST, n=1, items=range(9), exclude=train)
+    train = pd.DataFrame({"user_id": [1], "item_id": ["1"]})
+    with pytest.raises(IdTypeMismatchError, match="exclude ids in column 'item_id'"):
+        rv.sampled.negatives(TEST, n=1, items=range(9), exclude=train)
