@@ -100,12 +100,11 @@ def _check_lists(keys: pd.Index, size: np.ndarray, n_pos: np.ndarray, n_items: i
     if len(bad):
         ex = keys[bad[:5]].tolist()
         counts = ", ".join(f"{k!r}: {int(c)}" for k, c in zip(ex, n_pos[bad[:5]], strict=True))
-        raise DataError(
-            f"sampled evaluation needs exactly one positive (test row) per list; "
-            f"{len(bad)} lists ({key_name}) have another number ({counts}). A user with "
-            f"several test rows needs one list per row, told apart by a 'list_id' column "
-            f"(rv.sampled.negatives adds it)", parameter="scored", n_bad=len(bad),
-            examples=ex)
+        hint = ("A user with several test rows needs one list per row, told apart by a "
+                "'list_id' column (rv.sampled.negatives adds it)")
+        raise DataError(f"sampled evaluation needs exactly one positive (test row) per list; "
+                        f"{len(bad)} lists ({key_name}) have another number ({counts}). {hint}",
+                        parameter="scored", n_bad=len(bad), examples=ex)
     alone = np.flatnonzero(size < 2)
     if len(alone):
         ex = keys[alone[:5]].tolist()
