@@ -38,6 +38,7 @@ def test_auc_is_undefined_without_a_negative():
     assert ev.summaries["AUC"].n_undefined == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.booleans()), min_size=2, max_size=15))
 def test_auc_matches_scikit_learn_per_list(rows):

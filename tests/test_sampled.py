@@ -116,31 +116,41 @@ def sampling_problems(draw):
     test = pd.DataFrame(sorted(test_rows), columns=["user_id", "item_id"])
     train = pd.DataFrame(sorted(train_rows), columns=["user_id", "item_id"],
                          dtype=np.int64)
+    strategy = draw(st.sampled_from(["uniform", "popularity"]))
     touched = {u: {i for (v, i) in test_rows | train_rows if v == u} for u, _ in test_rows}
-    room = min(n_items - len(t) for t in touched.values())
-    return test, train, n_items, touched, room, draw(st.integers(0, 2**32))
+    # popularity draws only items with a training row
+    pool = set(range(n_items)) if strategy == "uniform" else {i for _, i in train_rows}
+    room = min(len(pool - t) for t in touched.values())
+    return test, train, n_items, touched, pool, room, strategy, draw(st.integers(0, 2**32))
 
 
-@settings(max_examples=examples(60), deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(80), deadline=None)
 @given(sampling_problems())
 def test_negatives_properties(problem):
-    test, train, n_items, touched, room, seed = problem
+    test, train, n_items, touched, pool, room, strategy, seed = problem
+    args = {"items": range(n_items), "exclude": train, "strategy": strategy, "seed": seed}
     if room < 1:
         with pytest.raises(DataError, match="fewer untouched items"):
-            rv.sampled.negatives(test, n=1, items=range(n_items), exclude=train, seed=seed)
+            rv.sampled.negatives(test, n=1, **args)
         return
-    n = max(1, room // 2 + 1) if room > 1 else 1
-    cand = rv.sampled.negatives(test, n=n, items=range(n_items), exclude=train, seed=seed)
+    n = room // 2 + 1
+    cand = rv.sampled.negatives(test, n=n, **args)
     key = "list_id" if "list_id" in cand.columns else "user_id"
     assert len(cand) == len(test) * (n + 1)
+    assert (key == "list_id") == test["user_id"].duplicated().any()
     for _, grp in cand.groupby(key):
         user = grp["user_id"].iloc[0]
         neg = grp.loc[~grp.positive, "item_id"].tolist()
         assert len(neg) == n == len(set(neg))
         assert not set(neg) & touched[user]
+        assert set(neg) <= pool
         assert grp.positive.sum() == 1
-    again = rv.sampled.negatives(test, n=n, items=range(n_items), exclude=train, seed=seed)
+    again = rv.sampled.negatives(test, n=n, **args)
     pd.testing.assert_frame_equal(cand, again)
+    if room > n:  # too many asked: the error names the users
+        with pytest.raises(DataError, match="fewer untouched items"):
+            rv.sampled.negatives(test, n=room + 1, **args)
 
 
 _SCRIPT = """
