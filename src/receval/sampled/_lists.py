@@ -58,7 +58,7 @@ def read_lists(scored: Any, test: Any, columns: Columns, n_items: int) -> Lists:
     width = max(len(items), 1)
     s_key = su.astype(np.int64) * width + si
     t_key = tu.astype(np.int64) * width + ti
-    positive = np.isin(s_key, t_key)
+    positive = _member(s_key, np.unique(t_key))
     given = _flag(frame, "positive")
     if given is not None and (given != positive).any():
         bad = np.flatnonzero(given != positive)
@@ -66,7 +66,7 @@ def read_lists(scored: Any, test: Any, columns: Columns, n_items: int) -> Lists:
             f"scored: the 'positive' column disagrees with test on {len(bad)} rows (rows "
             f"{bad[:5].tolist()}): a row is positive when its (user, item) is a test row",
             column="positive", n_bad=len(bad), examples=bad[:5].tolist())
-    unlisted = ~np.isin(t_key, s_key[positive])
+    unlisted = ~_member(t_key, np.unique(s_key[positive]))
     if unlisted.any():
         bad = np.flatnonzero(unlisted)
         ex = [(tp.user.iloc[i], tp.item.iloc[i]) for i in bad[:5]]
@@ -92,6 +92,14 @@ def read_lists(scored: Any, test: Any, columns: Columns, n_items: int) -> Lists:
     cols = Columns(user="key", item="item", **{score_col: score_col})
     m = pd.Series(size - 1, index=pd.Index(uniques), dtype=np.int64)
     return Lists(recs, truth, cols, m, key_name, record)
+
+
+def _member(keys: np.ndarray, sorted_unique: np.ndarray) -> np.ndarray:
+    """``keys[i] in sorted_unique``, by binary search (the candidates far outnumber them)."""
+    if len(sorted_unique) == 0:
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_unique, keys), len(sorted_unique) - 1)
+    return np.asarray(sorted_unique[at] == keys)
 
 
 def _check_lists(keys: pd.Index, size: np.ndarray, n_pos: np.ndarray, n_items: int,
