@@ -16,7 +16,8 @@ def test_public_all_is_pinned():
     assert sorted(rv.__all__) == sorted([
         "Columns", "EvaluationResult", "Explanation", "MetricSummary", "RecevalError",
         "RecevalWarning", "UserAccounting", "__version__", "conventions", "evaluate",
-        "exceptions", "explain", "metrics", "sampled"])
+        "exceptions", "explain", "metrics", "sampled", "Comparison", "compare", "split",
+        "stats", "CrossValidation", "cross_validate", "models"])
     for name in rv.__all__:
         assert hasattr(rv, name)
     assert sorted(rv.conventions.__all__) == sorted([
@@ -24,6 +25,9 @@ def test_public_all_is_pinned():
         "side_by_side", "table"])
     for name in rv.conventions.__all__:
         assert hasattr(rv.conventions, name)
+    assert sorted(rv.models.__all__) == sorted([
+        "GlobalMean", "ItemMean", "Model", "ModelOutputError", "MostPopular", "Predictor",
+        "Random", "Recommender", "Surprise", "UserMean"])
 
 
 @pytest.mark.parametrize("name", ALL)
