@@ -111,7 +111,7 @@ def receval_cases(log: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def time_receval(path: Path) -> dict[str, float]:
+def time_receval(path: Path, repeat: int) -> dict[str, float]:
     import receval as rv
 
     small = make_log(250_000, seed=1)  # above PARALLEL_MIN: the threaded kernels too
@@ -121,13 +121,16 @@ def time_receval(path: Path) -> dict[str, float]:
     log = pd.read_parquet(path)
     out = {}
     for name, fn in receval_cases(log).items():
-        t0 = time.perf_counter()
-        result = fn()
-        for s in result if isinstance(result, list) else [result]:
-            s.train, s.test  # noqa: B018 - the parts are built on first access
-        out[name] = time.perf_counter() - t0
-        print(f"receval {name:<20} {out[name]:8.2f} s", file=sys.stderr)
-        del result
+        samples = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            result = fn()
+            for s in result if isinstance(result, list) else [result]:
+                s.train, s.test  # noqa: B018 - the parts are built on first access
+            samples.append(time.perf_counter() - t0)
+            del result
+        out[name] = float(np.median(samples))
+        print(f"receval {name:<20} {out[name]:8.2f} s (median of {repeat})", file=sys.stderr)
     return out
 
 
@@ -213,6 +216,7 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, default=ROOT / "benchmarks" / "data")
     ap.add_argument("--anchors-python", default="/work/venv-split/bin/python")
     ap.add_argument("--anchors", default="msr,lenskit", help="msr,lenskit or none")
+    ap.add_argument("--repeat", type=int, default=3, help="receval runs per case (median)")
     ap.add_argument("--timeout", type=float, default=900.0, help="per anchor call, seconds")
     ap.add_argument("--lenskit-max-rows", default="1M",
                     help="skip LensKit above this many rows (it takes minutes per call at 1M)")
@@ -228,7 +232,7 @@ def main() -> None:
     path = data_file(parse_rows(args.rows), args.data_dir)
     rows = len(pd.read_parquet(path, columns=["user_id"]))
     load = os.getloadavg()[0]
-    ours = time_receval(path)
+    ours = time_receval(path, args.repeat)
     libs = [x for x in args.anchors.split(",") if x in ("msr", "lenskit")]
     lines = ["| splitter | receval s | anchor | anchor split s | anchor build s | "
              "anchor ÷ receval |", "|---|---:|---|---:|---:|---:|"]
@@ -260,7 +264,8 @@ def main() -> None:
             f"average {load:.1f} → {os.getloadavg()[0]:.1f}.\n\n{versions(args.anchors_python)}."
             f"\n\nLog: {rows:,} rows, {min(N_USERS, max(rows // 40, 2)):,} users, "
             f"{min(N_ITEMS, max(rows // 100, 10)):,} items (`benchmarks/split.py`); test share "
-            f"0.2, k = 1, 5 folds. One run each.\n")
+            f"0.2, k = 1, 5 folds. receval: median of {args.repeat} runs; anchors: one run "
+            f"each, in a fresh process.\n")
     table = head + "\n" + "\n".join(lines) + "\n"
     print(table)
     if args.markdown is not None:
