@@ -112,3 +112,9 @@ def test_errors_exit_2(tmp_path, log_file):
     out = CliRunner().invoke(cli, ["split", str(path), "--method", "temporal"])
     assert out.exit_code == 2
     assert "exactly one of test_size" in out.output
+    out = CliRunner().invoke(cli, ["split", str(path), "--at", "3"])
+    assert out.exit_code == 2
+    assert "--at applies to --method temporal, not random" in out.output
+    out = CliRunner().invoke(cli, ["split", str(path), "--method", "kfold", "-k", "2"])
+    assert out.exit_code == 2
+    assert "-k applies to --method leave-k-out, not kfold" in out.output

@@ -20,7 +20,9 @@ from tests.strategies import examples
 
 import receval as rv
 
-SETTINGS = settings(max_examples=examples(60), deadline=None,
+pytestmark = pytest.mark.slow  # hypothesis: several seconds per test
+
+SETTINGS = settings(max_examples=examples(40), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 SHARES = st.sampled_from([0.1, 0.2, 0.25, 0.3, 1 / 3, 0.5, 0.7, 0.9])
 

@@ -59,10 +59,35 @@ def _at_value(at: str | None) -> Any:
     return at
 
 
+#: The methods each method-specific option applies to.
+_APPLIES = {"test_size": ("random", "temporal"), "at": ("temporal",),
+            "per_user": ("random", "temporal"), "k": ("leave-k-out",),
+            "order": ("leave-k-out",), "n_splits": ("kfold",), "by": ("kfold",),
+            "seed": ("random", "leave-k-out", "kfold"), "ties": ("temporal", "leave-k-out"),
+            "small_users": ("random", "temporal", "leave-k-out"),
+            "min_rows": ("random", "temporal", "leave-k-out")}
+_DEFAULTS = {"k": 1, "order": "latest", "n_splits": 5, "by": "rows", "seed": 0,
+             "ties": "test"}
+
+
+def _options(method: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The options with their defaults.
+
+    An option given to a method it does not apply to is an error, not silently ignored.
+    """
+    for name, methods in _APPLIES.items():
+        if given[name] not in (None, False) and method not in methods:
+            flag = "-k" if name == "k" else "--" + name.replace("_", "-")
+            raise InvalidParameterError(
+                f"{flag} applies to --method {' / '.join(methods)}, not "
+                f"{method}", parameter=name, examples=[given[name]])
+    return {**given, **{k: v for k, v in _DEFAULTS.items() if given[k] is None}}
+
+
 def _run(data: Path, method: str, options: dict[str, Any]) -> list[Any]:
     import receval as rv
 
-    o = options
+    o = _options(method, options)
     common = {"columns": o["columns"], "cold_users": o["cold_users"],
               "cold_items": o["cold_items"]}
     per_user = {"small_users": o["small_users"], "min_rows": o["min_rows"]}
@@ -89,16 +114,18 @@ def _run(data: Path, method: str, options: dict[str, Any]) -> list[Any]:
               help="temporal: rows at or after this time go to test (a date, or a number in "
                    "the timestamp column's unit).")
 @click.option("--per-user", is_flag=True, help="random / temporal: a share of each user's rows.")
-@click.option("-k", "k", type=int, default=1, show_default=True,
-              help="leave-k-out: test rows per user.")
-@click.option("--order", type=click.Choice(["latest", "random"]), default="latest",
-              show_default=True, help="leave-k-out: which rows are held out.")
-@click.option("--n-splits", type=int, default=5, show_default=True, help="kfold: folds.")
-@click.option("--by", type=click.Choice(["rows", "users"]), default="rows", show_default=True,
-              help="kfold: deal rows or whole users into folds.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of random splits.")
-@click.option("--ties", type=click.Choice(["test", "train", "row_order"]), default="test",
-              show_default=True, help="Where a block of equal timestamps at a cut goes.")
+@click.option("-k", "k", type=int, default=None, help="leave-k-out: test rows per user "
+              "(default 1).")
+@click.option("--order", type=click.Choice(["latest", "random"]), default=None,
+              help="leave-k-out: which rows are held out (default latest).")
+@click.option("--n-splits", type=int, default=None, help="kfold: folds (default 5).")
+@click.option("--by", type=click.Choice(["rows", "users"]), default=None,
+              help="kfold: deal rows or whole users into folds (default rows).")
+@click.option("--seed", type=int, default=None,
+              help="random, leave-k-out --order random, kfold: the seed (default 0).")
+@click.option("--ties", type=click.Choice(["test", "train", "row_order"]), default=None,
+              help="temporal, leave-k-out: where a block of equal timestamps at a cut goes "
+                   "(default test).")
 @click.option("--small-users", type=click.Choice(["train", "drop", "error"]), default=None,
               help="Per-user splits: users too small to split (default: train).")
 @click.option("--min-rows", type=int, default=None,
