@@ -264,7 +264,7 @@ def evaluation_page(
             raise InvalidParameterError(
                 "the popularity figure needs recs= and truth= with train=",
                 parameter="train")
-        k = _largest_k(ev, max_k)
+        k = _largest_k(ev)
         pop = D.popularity(D.recommended_items(recs, truth, ev, k), D.train_items(train, ev),
                            k=k, head_share=head_share)
         sections.append(_popularity_section(pop))
@@ -278,9 +278,8 @@ def evaluation_page(
                 stamp(generated))
 
 
-def _largest_k(ev: EvaluationResult, max_k: int | None) -> int | None:
-    if max_k is not None:
-        return int(max_k)
+def _largest_k(ev: EvaluationResult) -> int | None:
+    """The largest cutoff evaluated: recommendations are counted in that top k."""
     ks = [int(m.k) for m in ev.metrics if getattr(m, "k", None)]
     return max(ks) if ks else None
 
