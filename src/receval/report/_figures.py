@@ -37,14 +37,18 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
            "#000000")
 
 
-def new_figure(width: float, height: float) -> Figure:
-    """An empty figure of ``width`` x ``height`` inches in receval's style."""
+def new_figure(width: float, height: float, *, layout: str | None = "constrained") -> Figure:
+    """An empty figure of ``width`` x ``height`` inches.
+
+    ``layout=None`` leaves the margins to the caller (much faster to render than the
+    constrained layout, for the many small figures of a report).
+    """
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise BackendUnavailableError(
             "plots need matplotlib: pip install 'receval[plot]'", parameter="plot") from exc
-    return Figure(figsize=(width, height), layout="constrained")
+    return Figure(figsize=(width, height), layout=layout)
 
 
 def _style(ax: Axes) -> None:
@@ -81,9 +85,10 @@ def curves_figure(frame: pd.DataFrame, *, title: str | None = None) -> Figure:
 
 def distribution_figure(h: Histogram, *, ax: Axes | None = None) -> Figure:
     """Histogram of one metric's per-user values, the mean (and a pooled value) marked."""
-    fig = new_figure(3.6, 2.6) if ax is None else ax.figure  # type: ignore[assignment]
+    fig = new_figure(3.6, 2.6, layout=None) if ax is None else ax.figure  # type: ignore[assignment]
     if ax is None:
         ax = fig.add_subplot()
+        fig.subplots_adjust(left=0.17, right=0.97, bottom=0.17, top=0.89)
     _style(ax)
     widths = np.diff(h.edges)
     ax.bar(h.edges[:-1], h.counts, width=widths, align="edge", color=PALETTE[0], alpha=0.8,
