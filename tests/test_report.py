@@ -20,7 +20,7 @@ from receval.report import _data as D
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
 
-from receval.report import _figures as F  # noqa: E402
+from receval.report import _figures as F
 
 # user 1 ranks a, b, c, d (relevant: a, c); user 2 ranks a, b, c (relevant: c)
 RECS = pd.DataFrame({"user_id": [1, 1, 1, 1, 2, 2, 2],
@@ -197,7 +197,8 @@ def test_popularity_against_a_naive_count(train: list[int], recommended: list[in
     p = D.popularity(pd.Series(recommended, dtype=np.int64), pd.Series(train), k=None,
                      head_share=head)
     t, r = _naive_popularity(recommended, train)
-    assert p.n_items == len(t) and p.bin_edges[-1] == len(t)
+    assert p.n_items == len(t)
+    assert p.bin_edges[-1] == len(t)
     assert len(p.bin_edges) - 1 <= D.MAX_ITEM_BINS
     for b in range(len(p.bin_edges) - 1):
         lo, hi = p.bin_edges[b], p.bin_edges[b + 1]
@@ -231,12 +232,14 @@ def test_curves_figure_draws_the_frame() -> None:
     fig = F.curves_figure(frame)
     ax = fig.axes[0]
     ndcg, map_ = ax.get_lines()
-    assert ndcg.get_label() == "NDCG@k" and map_.get_label() == "MAP@k"
+    assert ndcg.get_label() == "NDCG@k"
+    assert map_.get_label() == "MAP@k"
     assert list(ndcg.get_xdata()) == [1, 3]  # the unknown k=2 is not drawn
     np.testing.assert_allclose(ndcg.get_ydata(), [0.1, 0.3])
     np.testing.assert_allclose(map_.get_ydata(), [0.2, 0.25, 0.3])
     assert ax.get_title(loc="left") == "Metric@k for k = 1 ... 3"
-    assert ax.get_xlabel() and ax.get_ylabel()
+    assert ax.get_xlabel()
+    assert ax.get_ylabel()
 
 
 def test_distribution_figure_draws_the_bins_and_the_mean() -> None:
@@ -247,7 +250,8 @@ def test_distribution_figure_draws_the_bins_and_the_mean() -> None:
     mean_line = ax.get_lines()[0]
     assert list(mean_line.get_xdata()) == [pytest.approx(0.375)] * 2  # (0+0+.5+1)/4
     assert ax.get_title(loc="left") == "NDCG@10"
-    assert ax.get_xlabel() == "per-user value" and ax.get_ylabel() == "users"
+    assert ax.get_xlabel() == "per-user value"
+    assert ax.get_ylabel() == "users"
     micro = D.histogram(np.array([1.0, 3.0]), bins=2, value=2.5, aggregation="micro")
     lines = F.distribution_figure(micro).axes[0].get_lines()
     assert [ln.get_xdata()[0] for ln in lines] == [pytest.approx(2.0), pytest.approx(2.5)]
@@ -263,7 +267,8 @@ def test_popularity_figure_draws_cumulative_shares() -> None:
     np.testing.assert_allclose(train.get_ydata(), [3 / 6, 5 / 6, 1, 1])
     np.testing.assert_allclose(recs.get_ydata(), [2 / 4, 3 / 4, 3 / 4, 1])
     assert list(head.get_xdata()) == [1, 1]  # the short head ends after item 1
-    assert ax.get_xscale() == "log" and ax.get_title(loc="left")
+    assert ax.get_xscale() == "log"
+    assert ax.get_title(loc="left")
     assert "top 2" in recs.get_label()
 
 
@@ -295,7 +300,8 @@ def test_svg_is_standalone_and_labelled() -> None:
                           "&lt;metrics&gt;\"")
     assert "http://" not in svg.replace("http://www.w3.org", "")
     ids = re.findall(r'\bid="([^"]+)"', svg)
-    assert ids and all(i.startswith("c1-") for i in ids)
+    assert ids
+    assert all(i.startswith("c1-") for i in ids)
     assert "<text" in svg  # text stays text
     again = to_svg(F.curves_figure(D.curves(small_ev(), RECS, TRUTH)), alt="x", prefix="c1")
     assert again == svg.replace('curves &quot;of&quot; &lt;metrics&gt;', "x")
@@ -387,7 +393,9 @@ def test_report_without_inputs_and_without_curves(tmp_path: object) -> None:
 def test_notebook_html_needs_no_extras() -> None:
     ev = small_ev()
     html = ev._repr_html_()
-    assert "<table>" in html and "Precision@2" in html and f"{ev['precision@2']:.4f}" in html
+    assert "<table>" in html
+    assert "Precision@2" in html
+    assert f"{ev['precision@2']:.4f}" in html
     code = ("import sys, pandas as pd, receval as rv\n"
             "ev = rv.evaluate(pd.DataFrame({'user_id': [1], 'item_id': [1], 'score': [1.]}),"
             " pd.DataFrame({'user_id': [1], 'item_id': [1]}), ['ndcg@1'])\n"
@@ -425,7 +433,8 @@ def test_cli_report_and_evaluate_report(tmp_path: object) -> None:
     assert res.exit_code == 0, res.output
     assert "wrote" in res.output
     html = (d / "out.html").read_text(encoding="utf-8")
-    assert "fig-popularity" in html and "recs.csv" in html
+    assert "fig-popularity" in html
+    assert "recs.csv" in html
     rows = table_rows(html)
     assert any(r[:1] == ["12"] for r in rows)  # curves reach --max-k
     res = runner.invoke(cli, ["evaluate", str(d / "recs.csv"), str(d / "test.csv"), "-m",
@@ -434,7 +443,8 @@ def test_cli_report_and_evaluate_report(tmp_path: object) -> None:
     assert "NDCG@5" in (d / "ev.html").read_text(encoding="utf-8")
     res = runner.invoke(cli, ["report", str(d / "recs.csv"), str(d / "test.csv"), "-m",
                               "ndcg@0", "-o", str(d / "bad.html")])
-    assert res.exit_code == 2 and "cutoff" in res.output
+    assert res.exit_code == 2
+    assert "cutoff" in res.output
     assert not (d / "bad.html").exists()
 
 

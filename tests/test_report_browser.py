@@ -77,10 +77,12 @@ def assert_figures_rendered(page: Any, expected: int) -> None:
         "return [r.width, r.height, e.getAttribute('aria-label')]})")
     assert len(boxes) == expected
     for width, height, label in boxes:
-        assert width > 100 and height > 50, (width, height, label)
+        assert width > 100, (width, height, label)
+        assert height > 50, (width, height, label)
         assert label
     captions = page.eval_on_selector_all("figure figcaption", "els => els.map(e => e.innerText)")
-    assert all(c.strip() for c in captions) and len(captions) == expected
+    assert all(c.strip() for c in captions)
+    assert len(captions) == expected
 
 
 def test_evaluation_report_in_chromium(browser: Any, tmp_path: Path) -> None:
@@ -97,7 +99,8 @@ def test_evaluation_report_in_chromium(browser: Any, tmp_path: Path) -> None:
     path = ev.report(tmp_path / "evaluation.html", recs=recs, truth=test, train=train,
                      title="most popular vs test", max_k=20)
     page, errors, requests = open_report(browser, path, "evaluation-report")
-    assert errors == [] and requests == []
+    assert errors == []
+    assert requests == []
     values = rows_text(page, "#metric-values")
     for label, s in ev.summaries.items():
         assert [label, f"{s.value:.4f}"] in [r[:2] for r in values]
@@ -106,11 +109,13 @@ def test_evaluation_report_in_chromium(browser: Any, tmp_path: Path) -> None:
     assert accounting["no relevant item"] == f"{len(ev.users.no_relevant):,}"
     assert int(accounting["no relevant item"].replace(",", "")) > 0
     body = page.inner_text("body")
-    assert "Convention: none" in body and "relevant means a grade >= 4" in body
+    assert "Convention: none" in body
+    assert "relevant means a grade >= 4" in body
     # curves + one histogram per metric with per-user values + popularity
     assert_figures_rendered(page, 1 + 6 + 1)
     nav = page.eval_on_selector_all("nav a", "els => els.map(e => e.innerText)")
-    assert "Metric@k" in nav and "Popularity and long tail" in nav
+    assert "Metric@k" in nav
+    assert "Popularity and long tail" in nav
     page.close()
 
 
@@ -126,7 +131,8 @@ def test_report_with_a_convention_in_chromium(browser: Any, tmp_path: Path) -> N
                          relevance_threshold=4)
     path = ev.report(tmp_path / "trec.html")
     page, errors, requests = open_report(browser, path, "evaluation-report-trec-eval")
-    assert errors == [] and requests == []
+    assert errors == []
+    assert requests == []
     body = page.inner_text("body")
     assert "Convention: trec_eval" in body
     for v in ev.settings["metrics"].values():

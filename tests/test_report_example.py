@@ -27,7 +27,8 @@ def comparable(html: str) -> str:
 @pytest.mark.slow
 def test_example_reports_are_current() -> None:
     spec = importlib.util.spec_from_file_location("make_report", ROOT / "docs" / "make_report.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     pages = module.pages()

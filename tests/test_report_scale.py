@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_report_of_100k_users_and_21_metrics_is_under_3_mb(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location("bench_report",
                                                   ROOT / "benchmarks" / "report.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     recs, truth, train = bench.workload(100_000)

@@ -30,6 +30,7 @@ __all__ = [
     "distributions",
     "evaluate_options",
     "histogram",
+    "largest_k",
     "popularity",
     "recommended_items",
     "train_items",
@@ -47,6 +48,12 @@ def _family(label: str) -> str:
 def curve_metrics(ev: EvaluationResult) -> list[Metric]:
     """The ranking metrics of a result that have a cutoff (one curve each), in order."""
     return [m for m in ev.metrics if isinstance(m, RankingMetric) and m.k is not None]
+
+
+def largest_k(ev: EvaluationResult) -> int | None:
+    """The largest cutoff of a result's metrics (None when no metric has one)."""
+    ks = [k for m in ev.metrics if (k := m.k) is not None]
+    return max(ks) if ks else None
 
 
 def evaluate_options(ev: EvaluationResult) -> dict[str, Any]:
@@ -193,7 +200,7 @@ def histogram(values: np.ndarray, *, label: str = "", bounds: tuple[float, float
     qs = (dict(zip((0.25, 0.5, 0.75), (float(q) for q in np.quantile(finite, [.25, .5, .75])),
                    strict=True)) if len(finite) else {})
     return Histogram(label, edges, counts.astype(np.int64), mean,
-                     mean if value is None else float(value), int(len(finite)),
+                     mean if value is None else float(value), len(finite),
                      int(len(arr) - len(finite)), qs, aggregation)
 
 

@@ -76,9 +76,8 @@ def settings_section(ev: EvaluationResult, sid: str = "settings") -> Section:
             text = ("every positive grade (no threshold)" if name == "relevance_threshold"
                     and value is None else "none" if value is None else str(value))
             rows.append([name, text, what])
-    for name in ("recs_duplicates_dropped", "truth_duplicates_dropped"):
-        if s.get(name):
-            rows.append([name, fmt(int(s[name])), "rows dropped by the duplicates policy"])
+    rows += [[name, fmt(int(s[name])), "rows dropped by the duplicates policy"]
+             for name in ("recs_duplicates_dropped", "truth_duplicates_dropped") if s.get(name)]
     cols = s.get("columns") or {}
     if cols:
         rows.append(["columns", ", ".join(f"{k}={v}" for k, v in cols.items()),
@@ -264,7 +263,7 @@ def evaluation_page(
             raise InvalidParameterError(
                 "the popularity figure needs recs= and truth= with train=",
                 parameter="train")
-        k = _largest_k(ev)
+        k = D.largest_k(ev)
         pop = D.popularity(D.recommended_items(recs, truth, ev, k), D.train_items(train, ev),
                            k=k, head_share=head_share)
         sections.append(_popularity_section(pop))
@@ -276,10 +275,4 @@ def evaluation_page(
     return Page(title or "Evaluation report", "evaluation report", sections,
                 "Every number on this page was computed by receval.evaluate.",
                 stamp(generated))
-
-
-def _largest_k(ev: EvaluationResult) -> int | None:
-    """The largest cutoff evaluated: recommendations are counted in that top k."""
-    ks = [int(m.k) for m in ev.metrics if getattr(m, "k", None)]
-    return max(ks) if ks else None
 

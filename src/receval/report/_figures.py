@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -37,7 +37,8 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
            "#000000")
 
 
-def new_figure(width: float, height: float, *, layout: str | None = "constrained") -> Figure:
+def new_figure(width: float, height: float, *,
+               layout: Literal["constrained"] | None = "constrained") -> Figure:
     """An empty figure of ``width`` x ``height`` inches.
 
     ``layout=None`` leaves the margins to the caller (much faster to render than the
@@ -85,7 +86,7 @@ def curves_figure(frame: pd.DataFrame, *, title: str | None = None) -> Figure:
 
 def distribution_figure(h: Histogram, *, ax: Axes | None = None) -> Figure:
     """Histogram of one metric's per-user values, the mean (and a pooled value) marked."""
-    fig = new_figure(3.6, 2.6, layout=None) if ax is None else ax.figure  # type: ignore[assignment]
+    fig = new_figure(3.6, 2.6, layout=None) if ax is None else cast("Figure", ax.figure)
     if ax is None:
         ax = fig.add_subplot()
         fig.subplots_adjust(left=0.17, right=0.97, bottom=0.17, top=0.89)

@@ -76,8 +76,7 @@ class EvaluationPlots:
         from receval.report._figures import popularity_figure
 
         if k is None:
-            ks = [int(m.k) for m in self._ev.metrics if getattr(m, "k", None)]
-            k = max(ks) if ks else None
+            k = D.largest_k(self._ev)
         data = D.popularity(D.recommended_items(recs, truth, self._ev, k),
                             D.train_items(train, self._ev), k=k, head_share=head_share)
         return popularity_figure(data)
