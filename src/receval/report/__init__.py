@@ -15,19 +15,25 @@ from typing import TYPE_CHECKING, Any
 
 from receval.report._data import Histogram, Popularity, curves, distributions, popularity
 from receval.report._page import render, write
-from receval.report._plots import EvaluationPlots
+from receval.report._plots import ComparisonPlots, CrossValidationPlots, EvaluationPlots
 
 if TYPE_CHECKING:
     from receval._result import EvaluationResult
 
 __all__ = [
+    "ComparisonPlots",
+    "CrossValidationPlots",
     "EvaluationPlots",
     "Histogram",
     "Popularity",
+    "comparison_report",
+    "cross_validation_report",
     "curves",
     "distributions",
     "evaluation_report",
     "popularity",
+    "write_comparison_report",
+    "write_cross_validation_report",
     "write_evaluation_report",
 ]
 
@@ -49,3 +55,28 @@ def evaluation_report(
 def write_evaluation_report(ev: EvaluationResult, path: str | Path, **kwargs: Any) -> Path:
     """Write :func:`evaluation_report` to ``path``; return the path."""
     return write(evaluation_report(ev, **kwargs), path)
+
+
+def comparison_report(cmp: Any, *, title: str | None = None, generated: Any = None) -> str:
+    """The HTML of a comparison report (see :meth:`receval.Comparison.report`)."""
+    from receval.report._systems import comparison_page
+
+    return render(comparison_page(cmp, title=title, generated=generated))
+
+
+def write_comparison_report(cmp: Any, path: str | Path, **kwargs: Any) -> Path:
+    """Write :func:`comparison_report` to ``path``; return the path."""
+    return write(comparison_report(cmp, **kwargs), path)
+
+
+def cross_validation_report(cv: Any, *, title: str | None = None,
+                            generated: Any = None) -> str:
+    """The HTML of a cross-validation report (see :meth:`receval.CrossValidation.report`)."""
+    from receval.report._systems import cross_validation_page
+
+    return render(cross_validation_page(cv, title=title, generated=generated))
+
+
+def write_cross_validation_report(cv: Any, path: str | Path, **kwargs: Any) -> Path:
+    """Write :func:`cross_validation_report` to ``path``; return the path."""
+    return write(cross_validation_report(cv, **kwargs), path)

@@ -187,7 +187,7 @@ def comparison_figure(means: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame
         ax.set_ylim(-0.7, len(systems) - 0.3)
         ax.set_title(metric, loc="left")
         ax.set_xlabel("mean over users")
-        ax.margins(x=0.15)
+        ax.margins(x=0.25)
     return fig
 
 
@@ -208,10 +208,13 @@ def folds_figure(per_fold: pd.DataFrame, metrics: Sequence[str], *, model: str =
         for j, (name, part) in enumerate(per_fold.groupby(per_fold[model].astype(str),
                                                           sort=False)):
             vals = part[metric].to_numpy(dtype=np.float64)
+            vals = vals[~np.isnan(vals)]
+            if not len(vals):  # not measured for this model (e.g. no predict)
+                continue
             color = PALETTE[j % len(PALETTE)]
             ax.scatter(vals, np.full(len(vals), y[name]), color=color, alpha=0.6, s=16)
-            mean = float(np.nanmean(vals))
-            std = float(np.nanstd(vals, ddof=1)) if len(vals) > 1 else 0.0
+            mean = float(vals.mean())
+            std = float(vals.std(ddof=1)) if len(vals) > 1 else 0.0
             ax.errorbar([mean], [y[name]], xerr=[[std], [std]], fmt="D", color=color,
                         ecolor="#333333", capsize=3, markersize=5)
         ax.set_yticks(list(y.values()), list(y.keys()))

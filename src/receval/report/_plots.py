@@ -80,3 +80,46 @@ class EvaluationPlots:
         data = D.popularity(D.recommended_items(recs, truth, self._ev, k),
                             D.train_items(train, self._ev), k=k, head_share=head_share)
         return popularity_figure(data)
+
+
+class ComparisonPlots:
+    """Figures of a :class:`~receval.Comparison`: ``cmp.plot.means()`` (or ``cmp.plot()``)."""
+
+    def __init__(self, cmp: Any) -> None:
+        self._cmp = cmp
+
+    def __call__(self, kind: str = "means", /, **kwargs: Any) -> Figure:
+        if kind != "means":
+            raise InvalidParameterError(f"kind must be 'means'; got {kind!r}",
+                                        parameter="kind", examples=[kind])
+        return self.means(**kwargs)
+
+    def means(self) -> Figure:
+        """Each system's mean per metric with its confidence interval and its marks."""
+        from receval.report._figures import comparison_figure
+        from receval.report._systems import comparison_data
+
+        d = comparison_data(self._cmp)
+        marks = d["marks"].map(lambda m: f"beats {m}" if m else "")
+        return comparison_figure(d["mean"], d["low"], d["high"], marks)
+
+
+class CrossValidationPlots:
+    """Figures of a :class:`~receval.CrossValidation`: ``cv.plot.folds()`` (or ``cv.plot()``)."""
+
+    def __init__(self, cv: Any) -> None:
+        self._cv = cv
+
+    def __call__(self, kind: str = "folds", /, **kwargs: Any) -> Figure:
+        if kind != "folds":
+            raise InvalidParameterError(f"kind must be 'folds'; got {kind!r}",
+                                        parameter="kind", examples=[kind])
+        return self.folds(**kwargs)
+
+    def folds(self, metrics: list[str] | None = None) -> Figure:
+        """Each fold's value per model and metric, with the mean and std over folds."""
+        from receval.report._figures import folds_figure
+        from receval.report._systems import folds_data
+
+        per_fold, _ = folds_data(self._cv)
+        return folds_figure(per_fold, list(self._cv.labels) if metrics is None else metrics)

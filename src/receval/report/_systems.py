@@ -1,5 +1,8 @@
-"""Reports of several systems: a comparison (``cmp.report``) and a cross-validation
-(``cv.report``). Every number comes from the Comparison or CrossValidation object."""
+"""Reports of several systems: a comparison and a cross-validation.
+
+``cmp.report`` and ``cv.report`` build these pages; every number on them comes from the
+Comparison or CrossValidation object.
+"""
 
 from __future__ import annotations
 
@@ -47,83 +50,91 @@ def _settings_table(settings: dict[str, Any], keys: tuple[str, ...], caption: st
     return Table(["setting", "value"], rows, caption=caption)
 
 
-def comparison_page(cmp: Any, *, title: str | None = None, generated: Any = None) -> Page:
-    """The page of a comparison report (see ``Comparison.report``)."""
+def _compared_section(cmp: Any) -> Section:
+    s = cmp.settings
+    systems, metrics = list(cmp.systems), list(cmp.means.columns)
+    sec = Section("compared", "What was compared")
+    sec.p(f"{len(systems)} systems ({', '.join(systems)}) on {len(metrics)} metrics "
+          f"({', '.join(metrics)}); users paired by id ({s.get('users', 'common')} users).",
+          "lead")
+    frame = getattr(cmp, "users", None)
+    if frame is not None and len(frame):
+        sec.table(Table(["system", *map(str, frame.columns)],
+                        [[str(i), *(fmt(_py(v)) for v in row)] for i, row in frame.iterrows()],
+                        caption="Users per system", numeric=list(range(1, frame.shape[1] + 1)),
+                        id="accounting"))
+    return sec
+
+
+def _settings_section(cmp: Any) -> Section:
+    s = cmp.settings
+    sec = Section("settings", "Test and settings")
+    if hasattr(cmp, "_legend"):
+        sec.p(cmp._legend(), "lead")
+    sec.table(_settings_table(s, ("test", "correction", "alpha", "confidence", "n_resamples",
+                                  "seed", "users", "baseline", "n_tests", "ci_method"),
+                              "Settings"))
+    evaluation = s.get("evaluation")
+    conv = evaluation.get("convention") if isinstance(evaluation, dict) else None
+    sec.p(f"Convention: {conv}." if conv else "Convention: none (receval's defaults).")
+    return sec
+
+
+def _means_section(cmp: Any) -> Section:
     from receval.report._figures import comparison_figure
     from receval.report._svg import to_svg
 
     data = comparison_data(cmp)
-    s = cmp.settings
-    systems = list(cmp.systems)
-    metrics = list(cmp.means.columns)
-    what = Section("compared", "What was compared")
-    what.p(f"{len(systems)} systems ({', '.join(systems)}) on {len(metrics)} metrics "
-           f"({', '.join(metrics)}); users paired by id ({s.get('users', 'common')} users).",
-           "lead")
-    if getattr(cmp, "users", None) is not None and len(cmp.users):
-        frame = cmp.users
-        what.table(Table(["system", *map(str, frame.columns)],
-                         [[str(i), *(fmt(_py(v)) for v in row)]
-                          for i, row in frame.iterrows()],
-                         caption="Users per system", numeric=list(range(1, frame.shape[1] + 1)),
-                         id="accounting"))
-    settings = Section("settings", "Test and settings")
-    settings.p(cmp._legend() if hasattr(cmp, "_legend") else "", "lead")
-    settings.table(_settings_table(s, ("test", "correction", "alpha", "confidence",
-                                       "n_resamples", "seed", "users", "baseline",
-                                       "n_tests", "interval"), "Settings"))
-    conv = (s.get("evaluation") or {}).get("convention") if isinstance(
-        s.get("evaluation"), dict) else s.get("convention")
-    settings.p(f"Convention: {conv}." if conv else "Convention: none (receval's defaults).")
-
-    means = Section("means", "Means and confidence intervals")
-    conf = s.get("confidence", 0.95)
-    means.p(f"Each system's mean over the compared users with its {conf:.0%} confidence "
-            "interval (bootstrap over users). Letters mark the systems a system beats "
-            "significantly: system a is the first row, b the second, and so on.")
-    rows = []
-    for i, system in enumerate(systems):
-        for metric in metrics:
-            rows.append([f"{_letter(i)}: {system}", metric, fmt(float(data['mean'].loc[system,
-                                                                                      metric])),
-                         fmt(float(data["low"].loc[system, metric])),
-                         fmt(float(data["high"].loc[system, metric])),
-                         data["marks"].loc[system, metric] or "-"])
-    means.table(Table(["system", "metric", "mean", "CI low", "CI high", "beats"], rows,
-                      caption="Means with confidence intervals", numeric=[2, 3, 4],
-                      id="means"))
+    systems, metrics = list(cmp.systems), list(cmp.means.columns)
+    sec = Section("means", "Means and confidence intervals")
+    conf = float(cmp.settings.get("confidence", 0.95))
+    sec.p(f"Each system's mean over the compared users with its {conf:.0%} confidence "
+          "interval (bootstrap over users). Letters mark the systems a system beats "
+          "significantly: system a is the first row, b the second, and so on.")
+    rows = [[f"{_letter(i)}: {system}", metric] + [
+        fmt(float(data[part].loc[system, metric])) for part in ("mean", "low", "high")]
+        + [data["marks"].loc[system, metric] or "-"]
+        for i, system in enumerate(systems) for metric in metrics]
+    sec.table(Table(["system", "metric", "mean", "CI low", "CI high", "beats"], rows,
+                    caption="Means with confidence intervals", numeric=[2, 3, 4], id="means"))
     marks = data["marks"].map(lambda m: f"beats {m}" if m else "")
     alt = ("Dot plot per metric of each system's mean with its confidence interval: "
            + "; ".join(f"{m}: " + ", ".join(
                f"{sy} {fmt(float(data['mean'].loc[sy, m]))}" for sy in systems)
                for m in metrics))
     fig = comparison_figure(data["mean"], data["low"], data["high"], marks)
-    means.figure(Figure("fig-means", to_svg(fig, alt=alt, prefix="means"), alt + "."))
+    return sec.figure(Figure("fig-means", to_svg(fig, alt=alt, prefix="means"), alt + "."))
 
-    tests = Section("tests", "Paired tests")
+
+def _tests_section(cmp: Any) -> Section:
+    sec = Section("tests", "Paired tests")
     cols = [c for c in ("metric", "system_a", "system_b", "mean_a", "mean_b", "diff",
                         "effect_size", "statistic", "p_value", "p_adjusted", "significant",
                         "ci_low", "ci_high", "n_users") if c in cmp.tests.columns]
     num = [j for j, c in enumerate(cols) if c not in ("metric", "system_a", "system_b",
                                                       "significant")]
-    trows = [[_cell(c, r[c]) for c in cols] for _, r in cmp.tests.iterrows()]
-    classes = ["sig" if bool(r.get("significant", False)) else "" for _, r in
-               cmp.tests.iterrows()]
-    tests.p("One row per metric and pair of systems: each p-value as computed and after the "
-            "correction over all the tests of the comparison; significant rows are bold.")
-    tests.table(Table(cols, trows, caption="Paired tests", numeric=num, row_classes=classes,
-                      row_headers=False, id="tests"))
-    sections = [what, settings, means, tests]
+    rows = [[_cell(c, r[c]) for c in cols] for _, r in cmp.tests.iterrows()]
+    classes = ["sig" if bool(r.get("significant", False)) else ""
+               for _, r in cmp.tests.iterrows()]
+    sec.p("One row per metric and pair of systems: each p-value as computed and after the "
+          "correction over all the tests of the comparison; significant rows are bold.")
+    return sec.table(Table(cols, rows, caption="Paired tests", numeric=num,
+                           row_classes=classes, row_headers=False, id="tests"))
+
+
+def comparison_page(cmp: Any, *, title: str | None = None, generated: Any = None) -> Page:
+    """The page of a comparison report (see ``Comparison.report``)."""
+    sections = [_compared_section(cmp), _settings_section(cmp), _means_section(cmp),
+                _tests_section(cmp)]
     for name, heading in (("friedman", "Friedman test"), ("nemenyi", "Nemenyi post-hoc test"),
                           ("coverage", "Prediction coverage")):
         frame = getattr(cmp, name, None)
         if frame is not None and len(frame):
-            sec = Section(name, heading)
             flat = frame.reset_index()
-            sec.table(Table([str(c) for c in flat.columns],
-                            [[_cell(str(c), v) for c, v in row.items()]
-                             for _, row in flat.iterrows()], row_headers=False))
-            sections.append(sec)
+            sections.append(Section(name, heading).table(Table(
+                [str(c) for c in flat.columns],
+                [[_cell(str(c), v) for c, v in row.items()] for _, row in flat.iterrows()],
+                row_headers=False)))
     return Page(title or "Comparison report", "comparison report", sections,
                 "Every number on this page was computed by receval.compare from per-user "
                 "values of receval.evaluate.", stamp(generated))
@@ -147,6 +158,11 @@ def _cell(column: str, value: Any) -> str:
     return fmt(value)
 
 
+def _measured(value: Any) -> str:
+    v = float(value)
+    return "not measured" if math.isnan(v) else fmt(v)
+
+
 def folds_data(cv: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The per-fold values (columns model, fold, metrics) and mean / std per model."""
     per_fold = cv.per_fold.reset_index()
@@ -165,9 +181,14 @@ def cross_validation_page(cv: Any, *, title: str | None = None,
     what = Section("evaluated", "What was cross-validated")
     what.p(f"{len(cv.models)} models ({', '.join(cv.models)}) over {cv.n_folds} folds on "
            f"{len(labels)} metrics ({', '.join(labels)}).", "lead")
-    s = cv.settings
+    s = dict(cv.settings)
+    s.update({k: v for k, v in (s.get("evaluate_options") or {}).items()
+              if v is None or isinstance(v, (str, int, float, bool))})
     keys = tuple(k for k in s if not isinstance(s[k], (dict, list, tuple, pd.DataFrame)))
     what.table(_settings_table(s, keys, "Settings"))
+    for name in ("no_rating_metrics", "ranked_by_predict"):
+        if s.get(name):
+            what.p(f"{name.replace('_', ' ')}: {', '.join(map(str, s[name]))}", "note")
     users = Section("users", "Users per fold")
     urows = []
     for (model, fold), ev in cv.results.items():
@@ -180,10 +201,12 @@ def cross_validation_page(cv: Any, *, title: str | None = None,
                       caption="User accounting per model and fold",
                       numeric=[2, 3, 4, 5, 6], id="accounting"))
     summ = Section("summary", "Mean and standard deviation over folds")
-    srows = [[str(model), label, fmt(float(summary.loc[model, (label, "mean")])),
-              fmt(float(summary.loc[model, (label, "std")]))]
+    srows = [[str(model), label, _measured(summary.loc[model, (label, "mean")]),
+              _measured(summary.loc[model, (label, "std")])]
              for model in cv.models for label in labels]
-    summ.p("The standard deviation is the sample one (n - 1) over the folds.")
+    summ.p("The standard deviation is the sample one (n - 1) over the folds; \"not "
+           "measured\": the model has no value for that metric (e.g. rating metrics of a "
+           "model without predict).")
     summ.table(Table(["model", "metric", "mean", "std"], srows,
                      caption="Mean and standard deviation over folds", numeric=[2, 3],
                      id="summary"))
@@ -192,12 +215,13 @@ def cross_validation_page(cv: Any, *, title: str | None = None,
            "deviation over folds: " + "; ".join(
                f"{label}: " + ", ".join(
                    f"{m} {fmt(float(summary.loc[m, (label, 'mean')]))} ± "
-                   f"{fmt(float(summary.loc[m, (label, 'std')]))}" for m in cv.models)
+                   f"{fmt(float(summary.loc[m, (label, 'std')]))}" for m in cv.models
+                   if not math.isnan(float(summary.loc[m, (label, "mean")])))
                for label in plotted))
     fig = folds_figure(per_fold, plotted)
     summ.figure(Figure("fig-folds", to_svg(fig, alt=alt, prefix="folds"), alt + "."))
     folds = Section("folds", "Values per fold")
-    frows = [[str(r["model"]), str(r["fold"]), *(fmt(float(r[label])) for label in labels)]
+    frows = [[str(r["model"]), str(r["fold"]), *(_measured(r[label]) for label in labels)]
              for _, r in per_fold.iterrows()]
     folds.table(Table(["model", "fold", *labels], frows, caption="Values per fold",
                       numeric=list(range(2, 2 + len(labels))), id="per-fold"))
