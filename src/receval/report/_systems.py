@@ -69,8 +69,10 @@ def _compared_section(cmp: Any) -> Section:
 def _settings_section(cmp: Any) -> Section:
     s = cmp.settings
     sec = Section("settings", "Test and settings")
-    if hasattr(cmp, "_legend"):
-        sec.p(cmp._legend(), "lead")
+    corr = s.get("correction") or "no correction"
+    sec.p(f"Test: {s.get('test')}; {corr} over the {s.get('n_tests', '')} tests of the "
+          f"comparison; a difference is significant when its corrected p-value is below "
+          f"alpha = {s.get('alpha')}.", "lead")
     sec.table(_settings_table(s, ("test", "correction", "alpha", "confidence", "n_resamples",
                                   "seed", "users", "baseline", "n_tests", "ci_method"),
                               "Settings"))
