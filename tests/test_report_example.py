@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 
 import pytest
+from tests.report_helpers import ROOT, load_script
 
 import receval as rv
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
 
-ROOT = Path(__file__).resolve().parents[1]
 _SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 
 
@@ -26,11 +24,7 @@ def comparable(html: str) -> str:
 
 @pytest.mark.slow
 def test_example_reports_are_current() -> None:
-    spec = importlib.util.spec_from_file_location("make_report", ROOT / "docs" / "make_report.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("docs/make_report.py")
     pages = module.pages()
     assert pages
     for file, html in pages.items():

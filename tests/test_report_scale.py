@@ -3,29 +3,23 @@ one point per user (the time is measured in benchmarks/report.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import warnings
 from pathlib import Path
 
 import pytest
+from tests.report_helpers import load_script
 
 import receval as rv
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
 def test_report_of_100k_users_and_21_metrics_is_under_3_mb(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("bench_report",
-                                                  ROOT / "benchmarks" / "report.py")
-    assert spec is not None
-    assert spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("benchmarks/report.py")
     recs, truth, train = bench.workload(100_000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rv.RecevalWarning)

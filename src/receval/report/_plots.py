@@ -15,7 +15,29 @@ if TYPE_CHECKING:
 __all__ = ["EvaluationPlots"]
 
 
-class EvaluationPlots:
+class _Plots:
+    """``obj.plot.<kind>(...)``, and ``obj.plot(kind, ...)`` for the same figure."""
+
+    kinds: tuple[str, ...] = ()
+    of = ""
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def __call__(self, kind: str | None = None, /, *args: Any, **kwargs: Any) -> Figure:
+        kind = self.kinds[0] if kind is None else kind
+        if kind not in self.kinds:
+            raise InvalidParameterError(
+                f"kind must be one of {', '.join(self.kinds)}; got {kind!r}",
+                parameter="kind", examples=[kind])
+        method = getattr(self, kind)
+        return method(*args, **kwargs)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"<plots of {self.of}: {', '.join(self.kinds)}>"
+
+
+class EvaluationPlots(_Plots):
     """Figures of one :class:`~receval.EvaluationResult`: ``ev.plot.<kind>(...)``.
 
     ``ev.plot(kind, ...)`` is the same as ``ev.plot.<kind>(...)``. Each method returns a
@@ -25,20 +47,11 @@ class EvaluationPlots:
     """
 
     kinds = ("curves", "distribution", "popularity")
+    of = "an evaluation"
 
     def __init__(self, ev: EvaluationResult) -> None:
+        super().__init__(ev)
         self._ev = ev
-
-    def __call__(self, kind: str = "curves", /, *args: Any, **kwargs: Any) -> Figure:
-        if kind not in self.kinds:
-            raise InvalidParameterError(
-                f"kind must be one of {', '.join(self.kinds)}; got {kind!r}",
-                parameter="kind", examples=[kind])
-        method = getattr(self, kind)
-        return method(*args, **kwargs)  # type: ignore[no-any-return]
-
-    def __repr__(self) -> str:
-        return f"<plots of an evaluation: {', '.join(self.kinds)}>"
 
     def curves(self, recs: Any = None, truth: Any = None, *, max_k: int | None = None,
                **options: Any) -> Figure:
@@ -82,44 +95,32 @@ class EvaluationPlots:
         return popularity_figure(data)
 
 
-class ComparisonPlots:
+class ComparisonPlots(_Plots):
     """Figures of a :class:`~receval.Comparison`: ``cmp.plot.means()`` (or ``cmp.plot()``)."""
 
-    def __init__(self, cmp: Any) -> None:
-        self._cmp = cmp
-
-    def __call__(self, kind: str = "means", /, **kwargs: Any) -> Figure:
-        if kind != "means":
-            raise InvalidParameterError(f"kind must be 'means'; got {kind!r}",
-                                        parameter="kind", examples=[kind])
-        return self.means(**kwargs)
+    kinds = ("means",)
+    of = "a comparison"
 
     def means(self) -> Figure:
         """Each system's mean per metric with its confidence interval and its marks."""
         from receval.report._figures import comparison_figure
         from receval.report._systems import comparison_data
 
-        d = comparison_data(self._cmp)
+        d = comparison_data(self._obj)
         marks = d["marks"].map(lambda m: f"beats {m}" if m else "")
         return comparison_figure(d["mean"], d["low"], d["high"], marks)
 
 
-class CrossValidationPlots:
+class CrossValidationPlots(_Plots):
     """Figures of a :class:`~receval.CrossValidation`: ``cv.plot.folds()`` (or ``cv.plot()``)."""
 
-    def __init__(self, cv: Any) -> None:
-        self._cv = cv
-
-    def __call__(self, kind: str = "folds", /, **kwargs: Any) -> Figure:
-        if kind != "folds":
-            raise InvalidParameterError(f"kind must be 'folds'; got {kind!r}",
-                                        parameter="kind", examples=[kind])
-        return self.folds(**kwargs)
+    kinds = ("folds",)
+    of = "a cross-validation"
 
     def folds(self, metrics: list[str] | None = None) -> Figure:
         """Each fold's value per model and metric, with the mean and std over folds."""
         from receval.report._figures import folds_figure
         from receval.report._systems import folds_data
 
-        per_fold, _ = folds_data(self._cv)
-        return folds_figure(per_fold, list(self._cv.labels) if metrics is None else metrics)
+        per_fold, _ = folds_data(self._obj)
+        return folds_figure(per_fold, list(self._obj.labels) if metrics is None else metrics)
