@@ -223,6 +223,14 @@ def test_recommended_items_follow_the_tie_policy_and_k() -> None:
     assert D.recommended_items(recs, truth, stable, 1).tolist() == ["b", "a"]
     assert D.recommended_items(recs, truth, by_item, 1).tolist() == ["a", "a"]
     assert sorted(D.recommended_items(recs, truth, stable, None)) == ["a", "a", "b", "c", "c"]
+    # ids cast as the evaluation cast them: int recs against str truth
+    int_recs = recs.assign(user_id=recs["user_id"], item_id=recs["item_id"].map(
+        {"a": 1, "b": 2, "c": 3}))
+    str_truth = pd.DataFrame({"user_id": [1, 2], "item_id": ["1", "3"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        cast = rv.evaluate(int_recs, str_truth, ["precision@1"], id_cast="str")
+    assert D.recommended_items(int_recs, str_truth, cast, 1).tolist() == ["2", "1"]
 
 
 # -- figures: the data drawn -------------------------------------------------------------------

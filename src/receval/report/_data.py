@@ -324,15 +324,22 @@ def recommended_items(recs: Any, truth: Any, ev: EvaluationResult, k: int | None
                       ) -> pd.Series:
     """Item id of every recommendation in a user's top ``k``, in the order ``ev`` ranked them.
 
-    The lists are built by the input layer under ``ev``'s settings (tie policy, duplicates),
-    as the engine builds them for item coverage; every user with recommendations counts.
+    The lists are built by the input layer under ``ev``'s settings (tie policy, duplicates,
+    id cast, score precision), as the engine builds them for item coverage; every user with
+    recommendations counts.
     """
+    import dataclasses
+
     from receval._columns import Columns
+    from receval._engine import _cast
     from receval.data import prepare, recs_table, truth_table
 
     opts = evaluate_options(ev)
     cols = Columns.coerce(opts["columns"])
-    data = prepare(recs_table(recs, cols), truth_table(truth, cols),
+    rt = _cast(recs_table(recs, cols), opts.get("id_cast"))
+    if opts.get("score_precision") == "float32" and rt.score is not None:
+        rt = dataclasses.replace(rt, score=rt.score.astype(np.float32).astype(np.float64))
+    data = prepare(rt, _cast(truth_table(truth, cols), opts.get("id_cast")),
                    relevance_threshold=opts.get("relevance_threshold"),
                    duplicates=opts.get("duplicates", "error"),
                    negative_grades=opts.get("negative_grades", "error"))
