@@ -32,22 +32,34 @@ _SETTINGS = (
 )
 
 
-def _size(data: Any) -> int | None:
+def _sizes(data: Any, ev: EvaluationResult) -> tuple[str, str, str]:
+    """Rows, distinct users and distinct items of an input, read by the input layer."""
+    from receval._columns import Columns
+    from receval.data import truth_table
+
+    cols = ev.settings.get("columns") or {}
     try:
-        return len(data)
-    except TypeError:
-        return None
+        table = truth_table(data, Columns(user=cols.get("truth_user"),
+                                          item=cols.get("truth_item")))
+    except Exception:  # another layout: the input layer's own defaults and aliases
+        try:
+            table = truth_table(data, Columns())
+        except Exception:  # not a table receval reads: sizes unknown
+            return "-", "-", "-"
+    return (fmt(len(table)), fmt(int(pd.Series(table.user).nunique())),
+            fmt(int(pd.Series(table.item).nunique())))
 
 
-def input_rows(inputs: Mapping[str, Any], names: Mapping[str, str]) -> list[list[str]]:
-    """One row per input table: role, where it came from, rows."""
+def input_rows(inputs: Mapping[str, Any], names: Mapping[str, str],
+               ev: EvaluationResult) -> list[list[str]]:
+    """One row per input table: role, where it came from, rows, users, items."""
     rows = []
     for role, data in inputs.items():
         if data is None:
             continue
         source = names.get(role) or f"{type(data).__module__.split('.')[0]}."\
             f"{type(data).__name__}"
-        rows.append([role, source, fmt(_size(data))])
+        rows.append([role, source, *_sizes(data, ev)])
     return rows
 
 
@@ -78,11 +90,11 @@ def settings_section(ev: EvaluationResult, sid: str = "settings") -> Section:
             rows.append([name, text, what])
     rows += [[name, fmt(int(s[name])), "rows dropped by the duplicates policy"]
              for name in ("recs_duplicates_dropped", "truth_duplicates_dropped") if s.get(name)]
+    sec.table(Table(["setting", "value", "meaning"], rows, caption="Settings"))
     cols = s.get("columns") or {}
     if cols:
-        rows.append(["columns", ", ".join(f"{k}={v}" for k, v in cols.items()),
-                     "the column read for each role"])
-    sec.table(Table(["setting", "value", "meaning"], rows, caption="Settings"))
+        sec.p("Columns read: " + ", ".join(f"{k} = {v}" for k, v in cols.items()) + ".",
+              "note")
     defs = s.get("metrics") or {}
     headers = ["metric", "parameters"] + (["library name"] if conv else [])
     drows = []
@@ -234,9 +246,14 @@ def _evaluated_section(ev: EvaluationResult, inputs: Mapping[str, Any],
     labels = ", ".join(ev.labels)
     sec.p(f"{len(ev.labels)} metrics ({labels}) over {ev.users.n_evaluated:,} evaluated users.",
           "lead")
-    rows = input_rows(inputs, names)
+    rows = input_rows(inputs, names, ev)
     if rows:
-        sec.table(Table(["input", "source", "rows"], rows, caption="Inputs", numeric=[2]))
+        sec.table(Table(["input", "source", "rows", "users", "items"], rows, caption="Inputs",
+                        numeric=[2, 3, 4]))
+    else:
+        u = ev.users
+        sec.p(f"Inputs: {u.n_truth_users:,} users in the truth, {u.n_recs_users:,} with "
+              "recommendations (pass recs= and truth= to the report for rows and items).")
     return sec
 
 
