@@ -79,7 +79,7 @@ def _report(recs: Path, truth: Path, output: Path, train: Path | None, title: st
 
     try:
         options = _evaluate_options(**evaluate_options)
-        with Steps(6) as steps:
+        with Steps(5) as steps:
             with steps.step("reading inputs"):
                 recs_frame = read_table(recs, role="recs")
                 truth_frame = read_table(truth, role="truth")
