@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.report import _data as D
+from tests import strategies as S
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
@@ -82,6 +83,30 @@ def test_curves_follow_the_results_settings() -> None:
     frame = D.curves(conv, RECS, TRUTH)  # the convention's variants, named as in the result
     assert list(frame.columns) == ["NDCG(grades='judged')@k", "MAP(denominator='relevant')@k"]
     assert frame.loc[3].tolist() == pytest.approx([conv["ndcg@3"], conv["map@3"]])
+
+
+@settings(max_examples=25, deadline=None)
+@given(S.datasets(), st.sampled_from(["stable", "item", "expected"]))
+def test_curves_equal_separate_evaluations_and_grow(data: tuple[pd.DataFrame, pd.DataFrame],
+                                                    ties: str) -> None:
+    recs, truth = data
+    metrics = ["recall@3", "hit_rate@3", "ndcg@3", "precision@3"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        try:
+            ev = rv.evaluate(recs, truth, metrics, ties=ties)
+        except rv.RecevalError:  # no evaluable user in this draw
+            return
+        frame = D.curves(ev, recs, truth, max_k=5)
+        for k in range(1, 6):
+            one = rv.evaluate(recs, truth, [m.replace("@3", f"@{k}") for m in metrics],
+                              ties=ties)
+            assert frame.loc[k].tolist() == pytest.approx(list(one.to_dict().values()),
+                                                          nan_ok=True)
+    # reading more of the list never loses a hit or a relevant item
+    for fam in ("Recall@k", "HitRate@k"):
+        assert (np.diff(frame[fam].to_numpy()) >= -1e-12).all()
+    assert frame.loc[3].tolist() == pytest.approx(list(ev.to_dict().values()), nan_ok=True)
 
 
 def test_curves_without_inputs_are_the_cutoffs_evaluated() -> None:
