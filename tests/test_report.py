@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests import strategies as S
 
 import receval as rv
 from receval.report import _data as D
-from tests import strategies as S
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
