@@ -13,6 +13,9 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 import receval as rv
 from receval import _demo
 from receval.report import evaluation_report
@@ -23,13 +26,41 @@ METRICS = ["precision@10", "recall@10", "ndcg@10", "map@10", "mrr@10", "hit_rate
            "item_coverage@10", "user_coverage"]
 
 
+def demo_runs(n_users: int = 600, n_items: int = 400, *, seed: int = 7, k: int = 10
+              ) -> tuple[dict[str, pd.DataFrame], pd.DataFrame, pd.DataFrame]:
+    """The demo's data and its two baselines: ``({name: recs}, test, train)``.
+
+    Each user's latest 20% of ratings (at least one) is the test set; "most popular" ranks
+    the items by their number of training ratings, "random" by seeded random scores; both
+    recommend the top ``k`` items the user did not rate in training.
+    """
+    ratings = _demo.sample_ratings(n_users, n_items, seed=seed)
+    ordered = ratings.sort_values(["user_id", "timestamp"], kind="stable")
+    position = ordered.groupby("user_id").cumcount()
+    size = ordered.groupby("user_id")["item_id"].transform("size")
+    held_out = position >= size - np.maximum(1, np.floor(size * 0.2)).astype(int)
+    train = ordered[~held_out].reset_index(drop=True)
+    test = ordered[held_out].reset_index(drop=True)
+    users = np.sort(test["user_id"].unique())
+    items = np.sort(train["item_id"].unique())
+    counts = train["item_id"].value_counts().reindex(items).to_numpy(dtype=float)
+    scores = {"random": np.random.default_rng(seed).random((len(users), len(items))),
+              "most popular": np.tile(counts, (len(users), 1))}
+    seen_u = np.searchsorted(users, train["user_id"].to_numpy())
+    seen_i = np.searchsorted(items, train["item_id"].to_numpy())
+    runs = {}
+    for name, matrix in scores.items():
+        matrix[seen_u, seen_i] = -np.inf  # every training user is a test user
+        top = np.argsort(-matrix, axis=1, kind="stable")[:, :k]
+        runs[name] = pd.DataFrame({"user_id": np.repeat(users, k),
+                                   "item_id": items[top].ravel(),
+                                   "score": np.take_along_axis(matrix, top, 1).ravel()})
+    return runs, test, train
+
+
 def pages() -> dict[str, str]:
     """File name -> HTML of every example report."""
-    ratings = _demo.sample_ratings(600, 400, seed=7)
-    train, test = _demo.temporal_split(ratings, 0.2)
-    users = test["user_id"].unique()
-    runs = {"random": _demo.random_recommender(train, users, 10, seed=7),
-            "most popular": _demo.popular_recommender(train, users, 10)}
+    runs, test, train = demo_runs()
     out = {}
     for name, recs in runs.items():
         with warnings.catch_warnings(record=True) as caught:

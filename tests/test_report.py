@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests import strategies as S
+from tests.report_helpers import demo_runs
 
 import receval as rv
 from receval.report import _data as D
@@ -372,12 +373,8 @@ def table_rows(html: str) -> list[list[str]]:
 
 
 def demo_inputs() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    from receval import _demo
-
-    ratings = _demo.sample_ratings(300, 200, seed=3)
-    train, test = _demo.temporal_split(ratings, 0.2)
-    recs = _demo.popular_recommender(train, test["user_id"].unique(), 10)
-    return recs, test, train
+    runs, test, train = demo_runs(300, 200, seed=3)
+    return runs["most popular"], test, train
 
 
 def test_evaluation_report_content(tmp_path: object) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.report_helpers import demo_runs
 
 import receval as rv
 
@@ -86,11 +87,8 @@ def assert_figures_rendered(page: Any, expected: int) -> None:
 
 
 def test_evaluation_report_in_chromium(browser: Any, tmp_path: Path) -> None:
-    from receval import _demo
-
-    ratings = _demo.sample_ratings(400, 300, seed=5)
-    train, test = _demo.temporal_split(ratings, 0.2)
-    recs = _demo.popular_recommender(train, test["user_id"].unique(), 10)
+    runs, test, train = demo_runs(400, 300, seed=5)
+    recs = runs["most popular"]
     metrics = ["ndcg@10", "map@10", "precision@10", "recall@10", "mrr@10", "hit_rate@10",
                "item_coverage@10", "user_coverage"]
     with warnings.catch_warnings():
@@ -120,11 +118,8 @@ def test_evaluation_report_in_chromium(browser: Any, tmp_path: Path) -> None:
 
 
 def test_report_with_a_convention_in_chromium(browser: Any, tmp_path: Path) -> None:
-    from receval import _demo
-
-    ratings = _demo.sample_ratings(200, 150, seed=9)
-    train, test = _demo.temporal_split(ratings, 0.2)
-    recs = _demo.random_recommender(train, test["user_id"].unique(), 10, seed=1)
+    runs, test, _ = demo_runs(200, 150, seed=9)
+    recs = runs["random"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rv.RecevalWarning)
         ev = rv.evaluate(recs, test, ["ndcg@10", "map@10"], convention="trec_eval",
