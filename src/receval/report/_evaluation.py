@@ -100,12 +100,15 @@ def settings_section(ev: EvaluationResult, sid: str = "settings") -> Section:
     drows = []
     for label, v in defs.items():
         params = ", ".join(f"{k}={val}" for k, val in v.items()
-                           if k not in ("name", "library_name", "not_in_library"))
+                           if k not in ("name", "library_name", "not_in_library")
+                           and val is not None) or "-"
         row = [label, params]
         if conv:
             row.append(v.get("library_name") or f"not in {conv}: {v.get('not_in_library')}")
         drows.append(row)
     sec.table(Table(headers, drows, caption="Metric definitions"))
+    sec.p("A parameter not listed (e.g. a metric's own ties= or missing_recs=) follows the "
+          "setting of the same name above.", "note")
     return sec
 
 
@@ -244,8 +247,13 @@ def _evaluated_section(ev: EvaluationResult, inputs: Mapping[str, Any],
                        names: Mapping[str, str]) -> Section:
     sec = Section("evaluated", "What was evaluated")
     labels = ", ".join(ev.labels)
-    sec.p(f"{len(ev.labels)} metrics ({labels}) over {ev.users.n_evaluated:,} evaluated users.",
-          "lead")
+    conv = ev.settings.get("convention")
+    thr = ev.settings.get("relevance_threshold")
+    how = (f"under the {conv} convention" if conv else
+           f"with receval's defaults (ties '{ev.settings.get('ties')}', relevant: "
+           + ("every positive grade" if thr is None else f"grade >= {thr}") + ")")
+    sec.p(f"{len(ev.labels)} metrics ({labels}) over {ev.users.n_evaluated:,} evaluated users, "
+          f"{how}; the settings are at the end of the page.", "lead")
     rows = input_rows(inputs, names, ev)
     if rows:
         sec.table(Table(["input", "source", "rows", "users", "items"], rows, caption="Inputs",
@@ -266,8 +274,8 @@ def evaluation_page(
     """Build the page of an evaluation report (see :meth:`EvaluationResult.report`)."""
     names = dict(names or {})
     inputs = {"recs": recs, "truth": truth, "train": train}
-    sections = [_evaluated_section(ev, inputs, names), settings_section(ev),
-                users_section(ev), _metrics_section(ev)]
+    sections = [_evaluated_section(ev, inputs, names), _metrics_section(ev),
+                users_section(ev)]
     full = recs is not None and truth is not None
     frame = curves if curves is not None else D.curves(ev, recs if full else None,
                                                        truth if full else None, max_k=max_k)
@@ -284,6 +292,7 @@ def evaluation_page(
         pop = D.popularity(D.recommended_items(recs, truth, ev, k), D.train_items(train, ev),
                            k=k, head_share=head_share)
         sections.append(_popularity_section(pop))
+    sections.append(settings_section(ev))
     if notes:
         sec = Section("notes", "Notes")
         for text in notes:
