@@ -9,16 +9,18 @@
 0.5
 """
 
-from receval import conventions, exceptions, metrics
+from receval import conventions, exceptions, metrics, split, stats
 from receval._columns import Columns
 from receval._evaluate import evaluate
 from receval._explain import Explanation, explain
 from receval._result import EvaluationResult, MetricSummary, UserAccounting
 from receval._version import __version__
 from receval.exceptions import RecevalError, RecevalWarning
+from receval.stats import Comparison, compare
 
 __all__ = [
     "Columns",
+    "Comparison",
     "EvaluationResult",
     "Explanation",
     "MetricSummary",
@@ -26,9 +28,12 @@ __all__ = [
     "RecevalWarning",
     "UserAccounting",
     "__version__",
+    "compare",
     "conventions",
     "evaluate",
     "exceptions",
     "explain",
     "metrics",
+    "split",
+    "stats",
 ]

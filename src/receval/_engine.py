@@ -494,9 +494,12 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
     families += [(asked, next(p.rating_metrics[asked.label] for p in partials
                               if asked.label in p.rating_metrics), rating_users, q_order)
                  for _, asked in rating]
+    terms: dict[str, tuple[pd.Index, np.ndarray, np.ndarray]] = {}
     for asked, metric, evaluated, perm in families:
         label = asked.label
         values = _gather(partials, label, perm)
+        if values[1] is not None and values[2] is not None:  # micro: keep the terms
+            terms[label] = (evaluated, values[1], values[2])
         value, n_undef = _aggregate(metric, values)
         per_user_cols[label] = (evaluated, values[0])
         if isinstance(metric, RankingMetric):
@@ -550,7 +553,7 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
                 "metrics": {m.label: _variant(m, conv) for _, m in specs}}
     return EvaluationResult(tuple(m for _, m in specs),
                             {label: summaries[label] for label in order}, frame, users,
-                            settings, {text: m.label for text, m in specs})
+                            settings, {text: m.label for text, m in specs}, terms)
 
 
 def _variant(metric: Metric, conv: Convention | None) -> dict[str, Any]:

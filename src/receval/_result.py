@@ -167,6 +167,10 @@ class EvaluationResult:
     users: UserAccounting
     settings: dict[str, Any]
     _aliases: dict[str, str] = field(default_factory=dict, repr=False)
+    _terms: dict[str, tuple[pd.Index, np.ndarray, np.ndarray]] = field(
+        default_factory=dict, repr=False)
+    """Per-user numerators and denominators of micro-averaged metrics (users, num, den), so
+    that statistics and groups can recompute the pooled ratio over any subset of users."""
 
     # -- access ------------------------------------------------------------------------------
     def _label(self, key: str | Metric) -> str:
@@ -206,6 +210,12 @@ class EvaluationResult:
     def labels(self) -> list[str]:
         """The canonical labels, in the order requested."""
         return list(self.summaries)
+
+    def by(self, groups: Any) -> pd.DataFrame:
+        """Every metric per user group; see :func:`receval.stats.by_group`."""
+        from receval.stats._groups import by_group
+
+        return by_group(self, groups)
 
     # -- exports -----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, float]:

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from receval.cli import _report
+from receval.cli._compare import compare as compare_cmd
 from receval.data._build import TIE_POLICIES
 from receval.exceptions import RecevalError
 
@@ -35,6 +36,9 @@ def _fail(exc: RecevalError) -> None:
 @click.version_option(package_name="receval")
 def cli() -> None:
     """receval: exact, explicit and fast evaluation of recommender systems."""
+
+
+cli.add_command(compare_cmd)
 
 
 @cli.command()
@@ -321,6 +325,9 @@ def demo(users: int, items: int, seed: int, k: int) -> None:
 
 
 cli.add_command(_report.report(evaluate))
+from receval.cli._split import split_cmd  # noqa: E402
+
+cli.add_command(split_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

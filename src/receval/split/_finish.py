@@ -1,0 +1,163 @@
+"""The common back end of every splitter: apply the policies, count, and build the Split.
+
+Every row ends in exactly one part, coded 0 (train), 1 (test) or 2 (dropped). The policies
+run in a fixed order: users too small to split first (their rows stay in train, or are
+dropped, or the split fails), then cold users and cold items of the test part, judged
+against the training part the splitter made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from receval._kernels.splitting import count_parts, leakage_counts, repeated_pairs
+from receval.exceptions import DataError, MissingUsersError
+from receval.split._prepare import SplitInput, check_choice
+from receval.split._types import PARTS, Split, SplitReport
+
+__all__ = ["COLD_POLICIES", "SMALL_POLICIES", "finish", "plan_per_user", "small_users_policy"]
+
+COLD_POLICIES = ("keep", "drop", "error")
+SMALL_POLICIES = ("train", "drop", "error")
+TEST, DROPPED = 1, 2
+
+
+def small_users_policy(inp: SplitInput, small: np.ndarray, policy: str, rule: str) -> None:
+    """Raise under ``small_users="error"`` when some users are too small to split."""
+    if policy == "error" and small.any():
+        bad = np.flatnonzero(small)
+        raise DataError(
+            f"{len(bad)} users have too few rows to split ({rule}), and small_users='error'; "
+            f"choose small_users='train' (keep their rows in train) or 'drop'",
+            parameter="small_users", column=inp.columns["user"], n_bad=len(bad),
+            examples=inp.user_ids[bad[:5]].tolist())
+
+
+def _cold(inp: SplitInput, part: np.ndarray, users: np.ndarray, items: np.ndarray,
+          policies: tuple[str, str], dropped_by: dict[str, int]) -> dict[str, int]:
+    """Count the test rows whose user / item has no training row; apply the policies.
+
+    ``users`` / ``items`` are the per-part row counts of :func:`count_parts`.
+    """
+    found: dict[str, int] = {}
+    for role, counts, policy in (("user", users, policies[0]), ("item", items, policies[1])):
+        cold_keys = (counts[1] > 0) & (counts[0] == 0)
+        found[f"cold_{role}s"] = int(cold_keys.sum())
+        found[f"cold_{role}_rows"] = int(counts[1][cold_keys].sum())
+        if policy == "error" and cold_keys.any():
+            ids = inp.user_ids if role == "user" else inp.item_ids
+            keys = np.flatnonzero(cold_keys)
+            cls = MissingUsersError if role == "user" else DataError
+            raise cls(
+                f"{len(keys)} test {role}s ({found[f'cold_{role}_rows']} test rows) have no "
+                f"training row (cold {role}s), and cold_{role}s='error'; choose "
+                f"cold_{role}s='keep' or 'drop'", parameter=f"cold_{role}s",
+                column=inp.columns[role], n_bad=len(keys), examples=ids[keys[:5]].tolist())
+        if policy == "drop" and cold_keys.any():
+            codes = inp.user if role == "user" else inp.item
+            now = (part == TEST) & cold_keys[codes]
+            dropped_by[f"cold_{role}s"] = int(now.sum())
+            part[now] = DROPPED
+    return found
+
+
+def _leakage(ts: np.ndarray | None, part: np.ndarray) -> tuple[int | None, float | None]:
+    """Training rows after the earliest test row; share of test rows before the last one."""
+    if ts is None:
+        return None, None
+    late_train, early_test, _, n_test = leakage_counts(part, ts)
+    return int(late_train), (float(early_test / n_test) if n_test else None)
+
+
+def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str, Any],
+           small: np.ndarray | None = None, cold_users: str = "keep",
+           cold_items: str = "keep", **report: Any) -> Split:
+    """Turn the splitter's test mask into a Split with its report.
+
+    Parameters
+    ----------
+    inp : SplitInput
+        The encoded input.
+    test : ndarray of bool
+        The rows the splitter put in test (the rest are in train).
+    method : str
+        The splitter's name.
+    settings : dict
+        The parameters to record (the policies are added here).
+    small : ndarray of bool, optional
+        Per user code: users too small to split; their rows must not be in ``test``.
+        Dropped when ``settings["small_users"] == "drop"``.
+    cold_users, cold_items : {"keep", "drop", "error"}
+        The cold-start policies.
+    **report
+        Further :class:`SplitReport` fields (``target_test_rows``, ``ties_at_cut``, ...).
+    """
+    check_choice("cold_users", cold_users, COLD_POLICIES)
+    check_choice("cold_items", cold_items, COLD_POLICIES)
+    part = test.astype(np.uint8)
+    dropped_by = {"small_users": 0, "cold_users": 0, "cold_items": 0}
+    n_small = small_rows = 0
+    if small is not None and small.any():
+        small_row = small[inp.user]
+        n_small, small_rows = int(small.sum()), int(small_row.sum())
+        if settings.get("small_users") == "drop":
+            part[small_row] = DROPPED
+            dropped_by["small_users"] = small_rows
+    users, items = count_parts(part, inp.user, inp.item, len(inp.user_ids), len(inp.item_ids))
+    cold = _cold(inp, part, users, items, (cold_users, cold_items), dropped_by)
+    if dropped_by["cold_users"] or dropped_by["cold_items"]:
+        users, items = count_parts(part, inp.user, inp.item, len(inp.user_ids),
+                                   len(inp.item_ids))
+    counts: dict[str, dict[str, int]] = {
+        "rows": {"input": inp.n}, "users": {"input": len(inp.user_ids)},
+        "items": {"input": len(inp.item_ids)}}
+    for code, name in enumerate(PARTS):
+        counts["rows"][name] = int(users[code].sum())
+        counts["users"][name] = int(np.count_nonzero(users[code]))
+        counts["items"][name] = int(np.count_nonzero(items[code]))
+    leak_rows, leak_share = _leakage(inp.ts, part)
+    order, bounds = inp.groups
+    repeated = int(repeated_pairs(order, bounds, part, inp.item, len(inp.item_ids)))
+    full = {**settings, "cold_users": cold_users, "cold_items": cold_items,
+            "columns": dict(inp.columns)}
+    rep = SplitReport(method=method, settings=full, rows=counts["rows"],
+                      users=counts["users"], items=counts["items"], small_users=n_small,
+                      small_user_rows=small_rows, dropped_by=dropped_by,
+                      leakage_rows=leak_rows, leakage_share=leak_share,
+                      repeated_test_rows=repeated, **cold, **report)
+    return Split(inp.source, part, rep)
+
+
+def plan_per_user(inp: SplitInput, bounds: np.ndarray, want: np.ndarray, *,
+                  small_users: str | None, min_rows: int | None, rule: str
+                  ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Test rows per user after the small-users policy.
+
+    Parameters
+    ----------
+    want : ndarray of int64
+        Test rows each user would get. A user is too small to split when that leaves no
+        test row or no training row, or when the user has fewer than ``min_rows`` rows.
+
+    Returns
+    -------
+    n_test : ndarray of int64
+        ``want``, with 0 for the small users.
+    small : ndarray of bool
+        The small users.
+    settings : dict
+        ``small_users`` and ``min_rows`` as applied.
+    """
+    policy = check_choice("small_users", "train" if small_users is None else small_users,
+                          SMALL_POLICIES)
+    sizes = np.diff(bounds)
+    small = (want <= 0) | (want >= sizes)
+    if min_rows is not None:
+        small |= sizes < min_rows
+    if min_rows is not None:
+        rule = f"{rule}, or fewer than min_rows={min_rows} rows"
+    small_users_policy(inp, small, policy, rule)
+    n_test = np.where(small, 0, want).astype(np.int64)
+    return n_test, small, {"small_users": policy, "min_rows": min_rows}

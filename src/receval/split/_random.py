@@ -1,0 +1,183 @@
+"""Random splits: a share of all rows or of each user's rows, and k-fold cross-validation."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from receval._columns import Columns
+from receval._kernels.splitting import random_in_groups
+from receval.exceptions import EmptyInputError, InvalidParameterError
+from receval.split._finish import finish, plan_per_user
+from receval.split._prepare import (
+    SplitInput,
+    check_choice,
+    check_count,
+    check_seed,
+    check_test_size,
+    n_test_of,
+    read_input,
+)
+from receval.split._types import Split
+
+__all__ = ["global_counts", "kfold", "random", "reject_per_user_options"]
+
+Policy = Literal["keep", "drop", "error"]
+
+
+def reject_per_user_options(small_users: str | None, min_rows: int | None) -> None:
+    """``small_users`` and ``min_rows`` mean something only for per-user splits."""
+    given = [name for name, v in (("small_users", small_users), ("min_rows", min_rows))
+             if v is not None]
+    if given:
+        raise InvalidParameterError(
+            f"{given[0]}= applies to per-user splits (per_user=True, leave_k_out); this split "
+            f"cuts all rows at once, so no user is too small", parameter=given[0])
+
+
+def global_counts(n: int, test_size: float) -> int:
+    """Test rows of a share over all ``n`` rows; an error if a part would be empty."""
+    n_test = int(n_test_of(test_size, n))
+    if n_test < 1 or n_test > n - 1:
+        raise EmptyInputError(
+            f"test_size={test_size} of {n} rows gives {n_test} test rows and {n - n_test} "
+            f"training rows (floor(test_size * n + 1/2)); both parts need a row",
+            parameter="test_size", examples=[test_size])
+    return n_test
+
+
+def _min_rows(min_rows: Any) -> int | None:
+    return None if min_rows is None else check_count("min_rows", min_rows, 1, ">= 1")
+
+
+def random(data: Any, test_size: float = 0.2, *, per_user: bool = False, seed: int = 0,
+           small_users: Literal["train", "drop", "error"] | None = None,
+           min_rows: int | None = None, cold_users: Policy = "keep",
+           cold_items: Policy = "keep", columns: Columns | dict[str, str] | None = None
+           ) -> Split:
+    """Hold out a random share of the rows, or of each user's rows.
+
+    The test part of ``test_size = f`` over ``n`` rows has ``floor(f n + 1/2)`` rows, which
+    is between ``floor(f n)`` and ``ceil(f n)``; with ``per_user=True`` the same holds for
+    each user's ``n_u`` rows. Rows are drawn uniformly without replacement from
+    ``numpy.random.default_rng(seed)``; the draw depends only on the rows' positions and on
+    the users' sorted ids, so the same seed gives the same split in any process.
+
+    Parameters
+    ----------
+    data : table
+        Interactions with user and item columns (any input receval reads); extra columns
+        are kept.
+    test_size : float
+        The share of rows in test, strictly between 0 and 1.
+    per_user : bool
+        Hold out ``test_size`` of each user's rows (LensKit's ``SampleFrac``) instead of
+        ``test_size`` of all rows.
+    seed : int
+        The seed (default 0: splits are reproducible unless a seed is changed).
+    small_users : {"train", "drop", "error"}, optional
+        ``per_user`` only: what to do with users whose share rounds to no test row or to no
+        training row (or who have fewer than ``min_rows`` rows): keep every row in train
+        (the default), put them in ``dropped``, or raise.
+    min_rows : int, optional
+        ``per_user`` only: users with fewer rows are too small to split.
+    cold_users, cold_items : {"keep", "drop", "error"}
+        Test rows whose user (item) has no training row: keep them (the default; the report
+        counts them), move them to ``dropped``, or raise.
+    columns : Columns or dict, optional
+        Column names by role (``user``, ``item``, ``timestamp``), as for ``evaluate``.
+
+    Returns
+    -------
+    Split
+        Unpacks as ``train, test``; ``.report`` has sizes, cold users and items, leakage.
+
+    Examples
+    --------
+    >>> import pandas as pd, receval as rv
+    >>> log = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": list("abcab")})
+    >>> train, test = rv.split.random(log, test_size=0.4, seed=0)
+    >>> len(train), len(test)
+    (3, 2)
+    """
+    f = check_test_size(test_size)
+    seed = check_seed(seed)
+    if not isinstance(per_user, bool):
+        raise InvalidParameterError(f"per_user must be True or False, got {per_user!r}",
+                                    parameter="per_user", examples=[per_user])
+    inp = read_input(data, columns, need_time=None)
+    rng = np.random.default_rng(seed)
+    settings: dict[str, Any] = {"test_size": f, "per_user": per_user, "seed": seed}
+    if not per_user:
+        reject_per_user_options(small_users, min_rows)
+        n_test = global_counts(inp.n, f)
+        test = np.zeros(inp.n, dtype=np.bool_)
+        test[rng.choice(inp.n, size=n_test, replace=False, shuffle=False)] = True
+        return finish(inp, test, method="random", settings=settings, cold_users=cold_users,
+                      cold_items=cold_items, target_test_rows=n_test)
+    order, bounds = inp.groups
+    n_test_u, small, policy = plan_per_user(
+        inp, bounds, n_test_of(f, np.diff(bounds)), small_users=small_users,
+        min_rows=_min_rows(min_rows),
+        rule="their share floor(test_size * n_u + 1/2) leaves no test or no training row")
+    test = random_in_groups(order, bounds, rng.random(inp.n), n_test_u)
+    return finish(inp, test, method="random", settings={**settings, **policy}, small=small,
+                  cold_users=cold_users, cold_items=cold_items)
+
+
+def _folds(inp: SplitInput, n_splits: int, by: str, rng: np.random.Generator) -> np.ndarray:
+    """The test fold of every row: a random balanced partition of the rows or of the users."""
+    n_keys = inp.n if by == "rows" else len(inp.user_ids)
+    if n_splits > n_keys:
+        raise InvalidParameterError(
+            f"n_splits={n_splits} is more than the {n_keys} {by} to split into folds; "
+            f"each fold needs at least one", parameter="n_splits", examples=[n_splits])
+    fold_of_key = np.empty(n_keys, dtype=np.int64)
+    fold_of_key[rng.permutation(n_keys)] = np.arange(n_keys, dtype=np.int64) * n_splits \
+        // n_keys
+    return fold_of_key if by == "rows" else fold_of_key[inp.user]
+
+
+def kfold(data: Any, n_splits: int = 5, *, by: Literal["rows", "users"] = "rows",
+          seed: int = 0, cold_users: Policy = "keep", cold_items: Policy = "keep",
+          columns: Columns | dict[str, str] | None = None) -> list[Split]:
+    """K-fold cross-validation: ``n_splits`` splits whose test parts partition the rows.
+
+    ``by="rows"`` deals the rows, ``by="users"`` the users (all of a user's rows are in the
+    test part of one fold, and in the training part of every other fold), at random from
+    ``numpy.random.default_rng(seed)`` into folds whose sizes differ by at most one row
+    (user), like scikit-learn's ``KFold(shuffle=True)`` and LensKit's ``crossfold_records``
+    / ``crossfold_users`` with whole users held out.
+
+    Parameters
+    ----------
+    data : table
+        Interactions with user and item columns.
+    n_splits : int
+        Number of folds, from 2 to the number of rows (users).
+    by : {"rows", "users"}
+        What is dealt into folds.
+    seed : int
+        The seed (default 0).
+    cold_users, cold_items : {"keep", "drop", "error"}
+        As for :func:`random`, in each fold. With ``by="users"`` every test user is cold by
+        construction, so ``cold_users="error"`` always fails and ``"drop"`` empties the test.
+    columns : Columns or dict, optional
+        Column names by role.
+
+    Returns
+    -------
+    list of Split
+        One per fold, in fold order; ``report.settings["fold"]`` is its index. Every input
+        row is in the test (or, under a drop policy, the dropped) part of exactly one fold.
+    """
+    n_splits = check_count("n_splits", n_splits, 2, ">= 2")
+    by_ = check_choice("by", by, ("rows", "users"))
+    seed = check_seed(seed)
+    inp = read_input(data, columns, need_time=None)
+    fold_of = _folds(inp, n_splits, by_, np.random.default_rng(seed))
+    return [finish(inp, fold_of == fold, method="kfold",
+                   settings={"n_splits": n_splits, "by": by_, "seed": seed, "fold": fold},
+                   cold_users=cold_users, cold_items=cold_items)
+            for fold in range(n_splits)]

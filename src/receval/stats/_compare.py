@@ -1,0 +1,313 @@
+"""``compare`` and ``compare_folds``: systems in, :class:`Comparison` out."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from receval._columns import Columns
+from receval._result import EvaluationResult
+from receval.exceptions import InvalidParameterError
+from receval.metrics import Metric, parse
+from receval.stats._analysis import analyse
+from receval.stats._comparison import Comparison
+from receval.stats._corrections import CORRECTIONS
+from receval.stats._coverage import COVERAGES, common_truth, fill_label, prediction_coverage
+from receval.stats._paired import TESTS
+from receval.stats._values import SystemValues, concat_folds, pair_users, values_of
+
+__all__ = ["compare", "compare_folds"]
+
+_USERS = ("common", "union")
+
+
+def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resamples: Any,
+             seed: Any, users: Any) -> None:
+    """Check every option of a comparison before any work."""
+    if test not in TESTS:
+        raise InvalidParameterError(
+            f"test must be one of {', '.join(map(repr, TESTS))}; got {test!r}",
+            parameter="test", examples=[test])
+    if correction is not None and correction not in CORRECTIONS:
+        raise InvalidParameterError(
+            f"correction must be None or one of {', '.join(map(repr, CORRECTIONS))}; got "
+            f"{correction!r}", parameter="correction", examples=[correction])
+    for name, value in (("alpha", alpha), ("confidence", confidence)):
+        if not (isinstance(value, numbers.Real) and not isinstance(value, bool)
+                and 0.0 < float(value) < 1.0):
+            raise InvalidParameterError(
+                f"{name} must be a number strictly between 0 and 1; got {value!r}",
+                parameter=name, examples=[value])
+    for name, value, low in (("n_resamples", n_resamples, 1), ("seed", seed, 0)):
+        if not (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+                and int(value) >= low):
+            raise InvalidParameterError(
+                f"{name} must be an integer >= {low}; got {value!r}", parameter=name,
+                examples=[value])
+    if users not in _USERS:
+        raise InvalidParameterError(
+            f"users must be 'common' (the users every system has a list for) or 'union' "
+            f"(every truth user); got {users!r}", parameter="users", examples=[users])
+
+
+def _names(systems: Any, parameter: str, baseline: Any) -> list[str]:
+    if not isinstance(systems, Mapping):
+        raise InvalidParameterError(
+            f"{parameter} must be a mapping from system name to its recommendations or "
+            f"EvaluationResult, e.g. {{'knn': recs_a, 'pop': recs_b}}; got "
+            f"{type(systems).__name__}", parameter=parameter)
+    names = [str(k) for k in systems]
+    if len(names) < 2:
+        raise InvalidParameterError(
+            f"{parameter} must hold at least two systems to compare; got {len(names)} "
+            f"({names})", parameter=parameter, examples=names)
+    if len(set(names)) < len(names):
+        raise InvalidParameterError(f"{parameter} has repeated names: {names}",
+                                    parameter=parameter, examples=names)
+    if baseline is not None and str(baseline) not in names:
+        raise InvalidParameterError(
+            f"baseline must name one of the systems {names}; got {baseline!r}",
+            parameter="baseline", examples=[baseline])
+    return names
+
+
+def _labels(first: EvaluationResult, results: Sequence[EvaluationResult],
+            metrics: Any) -> list[str]:
+    """Canonical labels of the requested metrics (all of the first result's by default)."""
+    if metrics is None:
+        labels = first.labels
+    else:
+        items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+        labels = list(dict.fromkeys(first._label(m) for m in items))
+    for ev in results:
+        for label in labels:
+            ev._label(label)  # raises UnknownMetricError naming what it has
+    return labels
+
+
+def _merge(parts: list[SystemValues]) -> SystemValues:
+    frame = pd.concat([p.frame for p in parts], axis=1) if len(parts) > 1 else parts[0].frame
+    out = SystemValues(frame, {}, parts[0].lacking, {})
+    for p in parts:
+        out.terms.update(p.terms)
+        out.aggregates.update(p.aggregates)
+    return out
+
+
+def _from_tables(systems: Mapping[str, Any], truth: Any, metrics: Any, coverage: str,
+                 options: dict[str, Any]
+                 ) -> tuple[dict[str, SystemValues], list[str], dict[str, Metric],
+                            pd.DataFrame | None]:
+    """Evaluate every system (``rv.evaluate``), rating metrics in one or two readings."""
+    from receval._evaluate import evaluate
+
+    if truth is None:
+        raise InvalidParameterError("truth is needed to compare recommendation tables",
+                                    parameter="truth")
+    if metrics is None:
+        raise InvalidParameterError("metrics is needed to compare recommendation tables, "
+                                    "e.g. ['ndcg@10', 'map@10']", parameter="metrics")
+    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    rating = [m for m in items if (m if isinstance(m, Metric) else parse(m)).family == "rating"]
+    other = [m for m in items if m not in rating]
+    fill = options.get("missing_predictions")
+    fill = "global_mean" if fill in (None, "error", "skip") and coverage != "common" else fill
+    readings: list[tuple[str, Any, Any]] = []
+    cov = None
+    if rating:
+        cov, mask = prediction_coverage(systems, truth, Columns.coerce(options.get("columns")))
+        if coverage in ("both", "common"):
+            readings.append(("common", common_truth(truth, mask), "error"))
+        if coverage in ("both", "fill"):
+            readings.append((f"fill={fill_label(fill)}", truth, fill))
+    values, labels, objs = {}, [], {}
+    for name, recs in systems.items():
+        parts = []
+        if other:
+            ev = evaluate(recs, truth, other, **options)
+            parts.append(values_of(ev, ev.labels))
+            labels += [x for x in ev.labels if x not in labels]
+            objs.update({x: ev.summaries[x].metric for x in ev.labels})
+        for tag, reading_truth, policy in readings:
+            ev = evaluate(recs, reading_truth, rating,
+                          **{**options, "missing_predictions": policy})
+            rename = {x: f"{x} [{tag}]" for x in ev.labels}
+            part = values_of(ev, ev.labels, rename)
+            if other:
+                part.lacking = parts[0].lacking
+            else:
+                part.lacking = pd.Index([])
+            parts.append(part)
+            labels += [x for x in rename.values() if x not in labels]
+            objs.update({rename[x]: ev.summaries[x].metric for x in ev.labels})
+        values[name] = _merge(parts)
+    return values, labels, objs, cov
+
+
+def compare(systems: Mapping[str, Any], truth: Any = None, metrics: Any = None, *,
+            test: str = "t", correction: str | None = None, baseline: str | None = None,
+            alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000,
+            seed: int = 0, users: str = "common", coverage: str = "both",
+            **evaluate_options: Any) -> Comparison:
+    """Compare systems on per-user values: means, bootstrap intervals, paired tests.
+
+    Parameters
+    ----------
+    systems : mapping
+        System name -> its recommendations (any table :func:`receval.evaluate` reads) or
+        its :class:`~receval.EvaluationResult` (all of one kind). Tables are evaluated with
+        :func:`receval.evaluate` against ``truth``; results give their per-user values.
+    truth : table, optional
+        The held-out interactions (needed with tables).
+    metrics : str or list, optional
+        Metric names; with results, a subset of their labels (default: all of them).
+    test : {"t", "wilcoxon", "sign", "permutation", "bootstrap"}
+        The paired test of every (metric, pair): paired t (default), Wilcoxon signed-rank
+        (SciPy's default variant), sign, paired permutation (sign flips; exact when
+        ``2 ** n_users <= n_resamples``), paired bootstrap over users.
+    correction : {None, "bonferroni", "holm", "bh"}
+        Multiple-comparison correction over every test of the call (all metrics x all
+        pairs): Bonferroni, Holm's step-down, Benjamini-Hochberg.
+    baseline : str, optional
+        Test each other system against this one only (rows ``system_a`` = the other,
+        ``system_b`` = the baseline); by default every pair.
+    alpha : float
+        Significance level, in (0, 1): ``significant = p_adjusted < alpha``.
+    confidence : float
+        Level of the bootstrap intervals, in (0, 1).
+    n_resamples : int
+        Bootstrap resamples for the intervals and the bootstrap test, and sign patterns for
+        the permutation test (>= 1).
+    seed : int
+        Seed of every random draw; the same seed gives the same numbers in any process.
+    users : {"common", "union"}
+        ``"common"``: the users every system has a list for; ``"union"``: every truth user,
+        a missing list scored by the metrics' missing-recs policy (``missing_recs=``). The
+        result counts the truth users each system lacks (``cmp.users``).
+    coverage : {"both", "common", "fill"}
+        Rating metrics of tables (seed 003): on the truth pairs every system predicts
+        (``'<label> [common]'``), with the missing predictions filled by
+        ``missing_predictions`` (``'global_mean'`` by default, or a number;
+        ``'<label> [fill=global_mean]'``), or both side by side.
+    **evaluate_options
+        Passed to every :func:`receval.evaluate` call (``convention``, ``columns``, ...).
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown test, correction, users or coverage; alpha or confidence outside (0, 1);
+        n_resamples < 1; fewer than two systems; a baseline that is not a system.
+    EmptyInputError
+        The systems have no user in common.
+    """
+    _options(test, correction, alpha, confidence, n_resamples, seed, users)
+    names = _names(systems, "systems", baseline)
+    if coverage not in COVERAGES:
+        raise InvalidParameterError(
+            f"coverage must be one of {', '.join(map(repr, COVERAGES))}; got {coverage!r}",
+            parameter="coverage", examples=[coverage])
+    kinds = {isinstance(v, EvaluationResult) for v in systems.values()}
+    if len(kinds) > 1:
+        raise InvalidParameterError(
+            "systems mixes EvaluationResults and recommendation tables: give all of one kind",
+            parameter="systems")
+    cov = None
+    if kinds == {True}:
+        results = [systems[k] for k in systems]
+        labels = _labels(results[0], results, metrics)
+        values = {n: values_of(ev, labels) for n, ev in zip(names, results, strict=True)}
+        objs = {x: results[0].summaries[x].metric for x in labels}
+        evaluation = results[0].settings
+    else:
+        values, labels, objs, cov = _from_tables(
+            {n: systems[k] for n, k in zip(names, systems, strict=True)}, truth, metrics,
+            coverage, evaluate_options)
+        evaluation = {k: v for k, v in evaluate_options.items() if k != "columns"}
+    return _finish(values, labels, objs, cov, test=test, correction=correction,
+                   baseline=None if baseline is None else str(baseline), alpha=alpha,
+                   confidence=confidence, n_resamples=n_resamples, seed=seed, users=users,
+                   extra={"coverage": coverage if cov is not None else None,
+                          "evaluation": evaluation, "folds": None})
+
+
+def compare_folds(results: Mapping[str, Sequence[EvaluationResult]], *, metrics: Any = None,
+                  test: str = "t", correction: str | None = None,
+                  baseline: str | None = None, alpha: float = 0.05,
+                  confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
+                  users: str = "common") -> Comparison:
+    """Compare systems over the folds of a cross-validation, users paired within each fold.
+
+    Parameters
+    ----------
+    results : mapping
+        System name -> its EvaluationResults, one per fold, in the same fold order for
+        every system. A user of fold f is paired with the same user of fold f only; the
+        tests and intervals run over every (fold, user).
+    metrics, test, correction, baseline, alpha, confidence, n_resamples, seed, users
+        As in :func:`compare`.
+
+    Returns
+    -------
+    Comparison
+        Means over every (fold, user): for a macro metric the mean of the per-user values,
+        for a micro metric the ratio pooled over the folds.
+    """
+    _options(test, correction, alpha, confidence, n_resamples, seed, users)
+    names = _names(results, "results", baseline)
+    folds = [list(results[k]) for k in results]
+    n_folds = {n: len(f) for n, f in zip(names, folds, strict=True)}
+    if len(set(n_folds.values())) != 1 or 0 in n_folds.values():
+        raise InvalidParameterError(
+            f"results must give every system the same number of folds (at least one); got "
+            f"{n_folds}", parameter="results")
+    flat = [ev for f in folds for ev in f]
+    bad = [type(ev).__name__ for ev in flat if not isinstance(ev, EvaluationResult)]
+    if bad:
+        raise InvalidParameterError(
+            f"results must hold EvaluationResults; got {bad[:5]}", parameter="results",
+            examples=bad)
+    labels = _labels(flat[0], flat, metrics)
+    values = {n: concat_folds([values_of(ev, labels) for ev in f])
+              for n, f in zip(names, folds, strict=True)}
+    objs = {x: flat[0].summaries[x].metric for x in labels}
+    return _finish(values, labels, objs, None, test=test, correction=correction,
+                   baseline=None if baseline is None else str(baseline), alpha=alpha,
+                   confidence=confidence, n_resamples=n_resamples, seed=seed, users=users,
+                   extra={"coverage": None, "evaluation": flat[0].settings,
+                          "folds": len(folds[0])})
+
+
+def _finish(values: dict[str, SystemValues], labels: list[str], objs: dict[str, Metric],
+            cov: pd.DataFrame | None, *, test: str, correction: str | None,
+            baseline: str | None, alpha: float, confidence: float, n_resamples: int,
+            seed: int, users: str, extra: dict[str, Any]) -> Comparison:
+    paired = pair_users(values, labels, objs, users)
+    higher = {x: bool(objs[x].higher_is_better) for x in labels}
+    res = analyse(paired, higher, test=test, correction=correction, baseline=baseline,
+                  alpha=float(alpha), confidence=float(confidence),
+                  n_resamples=int(n_resamples), seed=int(seed))
+    means = res.means
+    untested = [x for x in labels if x not in paired.labels]
+    for x in untested:  # global metrics: each system's own aggregate, no test
+        means[x] = [values[s].aggregates.get(x, float("nan")) for s in means.index]
+    means = means[[x for x in labels if x in means.columns]]
+    users_frame = pd.DataFrame({
+        "users": [len(v.frame) for v in values.values()],
+        "lacking": [paired.lacking[s] for s in values],
+        "compared": [len(paired.users)] * len(values)},
+        index=pd.Index(list(values), name="system"))
+    settings = {"test": test, "correction": correction, "baseline": baseline,
+                "alpha": float(alpha), "confidence": float(confidence),
+                "n_resamples": int(n_resamples), "seed": int(seed), "users": users,
+                "ci_method": "percentile", "n_tests": len(res.tests),
+                "permutation_exact": res.exact if test == "permutation" else None,
+                "users_per_metric": paired.n_users, "not_tested": untested, **extra}
+    return Comparison(list(values), means, res.ci, res.tests, res.friedman, res.nemenyi,
+                      users_frame, cov, settings, higher)
