@@ -134,3 +134,26 @@ def test_report_with_a_convention_in_chromium(browser: Any, tmp_path: Path) -> N
         assert v["library_name"] in body
     assert_figures_rendered(page, 1 + 2)
     page.close()
+
+
+def test_comparison_report_in_chromium(browser: Any, tmp_path: Path) -> None:
+    runs, test, _ = demo_runs(300, 200, seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        cmp = rv.compare(runs, test, ["ndcg@10", "recall@10"], relevance_threshold=4,
+                         test="wilcoxon", correction="holm", n_resamples=500)
+    path = cmp.report(tmp_path / "comparison.html")
+    page, errors, requests = open_report(browser, path, "comparison-report")
+    assert errors == []
+    assert requests == []
+    means = rows_text(page, "#means")
+    for (system, metric), row in cmp.ci.iterrows():
+        assert [metric, f"{row['mean']:.4f}", f"{row['low']:.4f}", f"{row['high']:.4f}"] in [
+            r[1:5] for r in means if r[0].endswith(system)]
+    tests = rows_text(page, "#tests")
+    p_values = {r[0]: r for r in tests[1:]}
+    for _, t in cmp.tests.iterrows():
+        v = float(t["p_value"])
+        assert (f"{v:.4f}" if v >= 1e-4 else f"{v:.2e}") in p_values[t["metric"]]
+    assert_figures_rendered(page, 1)
+    page.close()
