@@ -2,7 +2,9 @@
 
 The demo's sample data (``receval demo``: 600 users, 400 items, seed 7, each user's latest 20%
 held out) and its two baselines, random and most popular, evaluated on the demo's ranking
-metrics; each page is what ``ev.report(...)`` writes. ``tests/test_report_example.py`` fails
+metrics: ``example-report.html`` compares them (what ``cmp.report(...)`` writes: paired t
+tests, Holm's correction, bootstrap intervals), ``example-report-<baseline>.html`` is each
+one's evaluation report (what ``ev.report(...)`` writes). ``tests/test_report_example.py`` fails
 when a page differs from what this script writes (figures' SVG markup and the receval version
 aside, so that a new matplotlib or a release does not make the test fail).
 """
@@ -18,7 +20,7 @@ import pandas as pd
 
 import receval as rv
 from receval import _demo
-from receval.report import evaluation_report
+from receval.report import comparison_report, evaluation_report
 
 HERE = Path(__file__).resolve().parent
 GENERATED = "by docs/make_report.py"
@@ -74,6 +76,12 @@ def pages() -> dict[str, str]:
                    "truth": "demo test set (each user's latest 20% of ratings)",
                    "train": "demo training set (the other 80%)"},
             notes=sorted({str(w.message) for w in caught}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)  # the same notes as above
+        cmp = rv.compare(runs, test, [m for m in METRICS if "coverage" not in m],
+                         relevance_threshold=4, test="t", correction="holm", seed=0)
+    out["example-report.html"] = comparison_report(
+        cmp, title="receval demo: random vs most popular", generated=GENERATED)
     return out
 
 
