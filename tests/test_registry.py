@@ -16,7 +16,7 @@ def test_public_all_is_pinned():
     assert sorted(rv.__all__) == sorted([
         "Columns", "EvaluationResult", "Explanation", "MetricSummary", "RecevalError",
         "RecevalWarning", "UserAccounting", "__version__", "conventions", "evaluate",
-        "exceptions", "explain", "metrics"])
+        "exceptions", "explain", "metrics", "sampled"])
     for name in rv.__all__:
         assert hasattr(rv, name)
     assert sorted(rv.conventions.__all__) == sorted([

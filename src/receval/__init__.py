@@ -9,7 +9,7 @@
 0.5
 """
 
-from receval import conventions, exceptions, metrics, split, stats
+from receval import conventions, exceptions, metrics, sampled, split, stats
 from receval._columns import Columns
 from receval._evaluate import evaluate
 from receval._explain import Explanation, explain
@@ -34,6 +34,7 @@ __all__ = [
     "exceptions",
     "explain",
     "metrics",
+    "sampled",
     "split",
     "stats",
 ]

@@ -237,6 +237,10 @@ def _worked(m: RankingMetric, g: np.ndarray, rel: np.ndarray, grade: np.ndarray,
                  f"{value:.6g}" if len(first) else f"no relevant item within {nominal}: RR = 0"]
         return table, None, lines
     h = int(hits[-1]) if len(hits) else 0
+    if kind == K.AUC:  # each relevant item: the non-relevant items ranked below it
+        table["misses below"] = np.where(rel, (len(g) - ranks) - (h - hits), 0)
+        return table, None, [f"{m.label} = correct pairs / (|P| |N|) = {_fmt(num)} / "
+                             f"{_fmt(den)} = {value:.6g}"]
     if kind == K.PRECISION:
         what = "k" if variant == K.P_K else "min(k, n)"
         lines = [f"{m.label} = hits / {what} = {h} / {_fmt(den)} = {value:.6g}"]

@@ -235,14 +235,16 @@ class EvaluationResult:
 
     @property
     def caption(self) -> str:
-        """The convention the numbers follow, for reports ("" without one)."""
+        """The convention the numbers follow and, if sampled, how ("" for neither)."""
         conv = self.settings.get("convention")
+        sampled = _sampled_caption(self.settings.get("sampled"))
         if not conv:
-            return ""
+            return sampled
         names = ", ".join(
             f"{label} = {v['library_name'] or 'not in ' + str(conv)}"
             for label, v in self.settings.get("metrics", {}).items() if "library_name" in v)
-        return f"convention: {conv} ({names})"
+        text = f"convention: {conv} ({names})"
+        return f"{text}; {sampled}" if sampled else text
 
     def _tabulate(self, digits: int, fmt: str) -> str:
         from tabulate import tabulate
@@ -344,11 +346,23 @@ class EvaluationResult:
     def __repr__(self) -> str:
         conv = self.settings.get("convention")
         head = f"EvaluationResult({self.users.n_evaluated} users evaluated"
-        head += f", convention={conv!r})" if conv else ")"
+        head += f", convention={conv!r}" if conv else ""
+        head += f", {_sampled_caption(self.settings['sampled'])})" \
+            if self.settings.get("sampled") else ")"
         width = max((len(k) for k in self.summaries), default=0)
         lines = [head] + [f"  {k:<{width}}  {_fmt(s.value, 4)}"
                           for k, s in self.summaries.items()]
         return "\n".join(lines)
+
+
+def _sampled_caption(record: dict[str, Any] | None) -> str:
+    """``sampled: m=99 negatives per positive, n=3706 items, ...`` (receval.sampled)."""
+    if not record:
+        return ""
+    gamma = f", gamma={record['gamma']:g}" if record.get("gamma") is not None else ""
+    return (f"sampled: m={record['m']} negatives per positive, n={record['n']} items, "
+            f"strategy={record.get('strategy') or 'unknown'}, "
+            f"correction={record['correction']}{gamma}")
 
 
 def _fmt(value: float, digits: int) -> str:

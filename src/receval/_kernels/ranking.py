@@ -21,10 +21,12 @@ import math
 import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, use_parallel
+from receval._kernels.auc import auc_terms
 
 __all__ = [
     "AP",
     "AP_ALL_POSITIONS",
+    "AUC",
     "DCG",
     "DISC_BREESE",
     "DISC_HALFLIFE",
@@ -45,6 +47,7 @@ __all__ = [
 
 # metric kinds
 PRECISION, RECALL, FBETA, HIT, RR, AP, DCG, NDCG = 0, 1, 2, 3, 4, 5, 6, 7
+AUC = 8  # the whole list, see receval._kernels.auc
 # gains
 GAIN_LINEAR, GAIN_EXPONENTIAL, GAIN_BINARY = 0, 1, 2
 # discounts: 1/log2(i+1), 1/max(1, log2 i), 2^(-(i-1)/param), 1/i, 1, 1/ln(i+1)
@@ -332,6 +335,8 @@ def _user(u: int, starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: 
                         break
             num[u, m] = value
             den[u, m] = 1.0
+        elif kd == AUC:
+            num[u, m], den[u, m] = auc_terms(rel, s, e, bend)
         elif kd == AP:
             var = variant[m]
             if var == AP_ALL_POSITIONS:  # sum over i <= k of hits@i / i (block means if tied)

@@ -5,6 +5,7 @@
 NDCG(gain='exponential')@10
 """
 
+from receval.metrics._auc import AUC
 from receval.metrics._base import Metric
 from receval.metrics._coverage import GlobalMetric, ItemCoverage, UserCoverage
 from receval.metrics._ranking import (
@@ -36,6 +37,7 @@ from receval.metrics._registry import MetricInfo, available, get, parse, registe
 
 __all__ = [
     "ARHR",
+    "AUC",
     "CG",
     "DCG",
     "MAE",
