@@ -279,8 +279,9 @@ def test_curves_figure_draws_the_frame() -> None:
 def test_distribution_figure_draws_the_bins_and_the_mean() -> None:
     h = D.histogram(np.array([0.0, 0.0, 0.5, 1.0]), label="NDCG@10", bounds=(0, 1), bins=4)
     ax = F.distribution_figure(h).axes[0]
-    heights = [bar.get_height() for bar in ax.patches]
-    assert heights == [2, 0, 1, 1]
+    (bars,) = ax.patches  # one step patch: the counts over the bin edges
+    assert bars.get_data().values.tolist() == [2, 0, 1, 1]
+    np.testing.assert_allclose(bars.get_data().edges, [0, 0.25, 0.5, 0.75, 1])
     mean_line = ax.get_lines()[0]
     assert list(mean_line.get_xdata()) == [pytest.approx(0.375)] * 2  # (0+0+.5+1)/4
     assert ax.get_title(loc="left") == "NDCG@10"

@@ -91,9 +91,7 @@ def distribution_figure(h: Histogram, *, ax: Axes | None = None) -> Figure:
         ax = fig.add_subplot()
         fig.subplots_adjust(left=0.17, right=0.97, bottom=0.17, top=0.89)
     _style(ax)
-    widths = np.diff(h.edges)
-    ax.bar(h.edges[:-1], h.counts, width=widths, align="edge", color=PALETTE[0], alpha=0.8,
-           edgecolor="white", linewidth=0.4)
+    ax.stairs(h.counts, h.edges, fill=True, color=PALETTE[0], alpha=0.8, linewidth=0)
     if not math.isnan(h.mean):
         ax.axvline(h.mean, color=PALETTE[3], linewidth=1.6,
                    label=f"mean over users {h.mean:.4f}")
@@ -104,7 +102,7 @@ def distribution_figure(h: Histogram, *, ax: Axes | None = None) -> Figure:
     ax.set_xlabel("per-user value")
     ax.set_ylabel("users")
     ax.set_xlim(h.edges[0], h.edges[-1])
-    ax.legend(loc="best", fontsize=8, framealpha=0.85)
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.85)
     return fig
 
 
