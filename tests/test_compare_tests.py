@@ -87,6 +87,7 @@ def test_permutation_against_enumeration_and_scipy():
         assert cmp.tests.iloc[0]["p_value"] == pytest.approx(ref.pvalue)
 
 
+@pytest.mark.slow
 def test_permutation_monte_carlo_close_to_t():
     rng = np.random.default_rng(5)
     a = rng.random(400)
@@ -123,6 +124,7 @@ def test_degenerate_differences():
     assert shifted["p_value"] == 0.0
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=3, max_size=30))
 @settings(max_examples=20, deadline=None)
 def test_swapping_systems_negates_statistic(rows):
@@ -137,6 +139,7 @@ def test_swapping_systems_negates_statistic(rows):
             assert np.sign(ab["statistic"]) == np.sign(ab["diff"])
 
 
+@pytest.mark.slow
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=40))
 @settings(max_examples=60, deadline=None)
 def test_corrections_against_statsmodels(p):
