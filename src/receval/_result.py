@@ -6,13 +6,17 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from receval.exceptions import UnknownMetricError
 from receval.metrics import Metric, parse
+
+if TYPE_CHECKING:
+    from receval.report._plots import EvaluationPlots
 
 __all__ = ["EvaluationResult", "MetricSummary", "UserAccounting"]
 
@@ -284,7 +288,60 @@ class EvaluationResult:
         return f"<p>{html.escape(self.caption)}</p>\n{table}" if self.caption else table
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        from receval.report._notebook import evaluation_html
+
+        return evaluation_html(self)
+
+    # -- reports and figures (receval[report], receval[plot]; imported on use) ---------------
+    def report(self, path: str | Path, *, recs: Any = None, truth: Any = None,
+               train: Any = None, title: str | None = None, max_k: int | None = None,
+               **kwargs: Any) -> Path:
+        """Write a standalone HTML report of this evaluation to ``path``.
+
+        The page shows what was evaluated, the settings and convention, the user accounting,
+        the metric table, metric@k curves, per-user distributions and, with ``train``, the
+        popularity of the recommended items against training popularity. It loads nothing
+        from the network. Needs ``pip install 'receval[report]'`` (jinja2, matplotlib).
+
+        Parameters
+        ----------
+        path : str or Path
+            The HTML file to write.
+        recs, truth : table, optional
+            The inputs of this evaluation: with them the curves show every cutoff
+            k = 1..``max_k`` (one ``evaluate`` call under this result's settings); without
+            them, the cutoffs evaluated.
+        train : table, optional
+            Training interactions (user, item): adds the popularity / long-tail figure
+            (needs ``recs`` and ``truth``).
+        title : str, optional
+            The page title.
+        max_k : int, optional
+            The largest cutoff of the curves (default: the largest k evaluated).
+        **kwargs
+            ``bins`` (per-user histograms, default 20), ``names`` (``{"recs": "file.csv"}``
+            sources shown on the page), ``notes`` (texts shown as warnings),
+            ``generated`` (the date shown), ``head_share`` (default 0.2).
+
+        Returns
+        -------
+        Path
+            ``path``.
+        """
+        from receval.report import write_evaluation_report
+
+        return write_evaluation_report(self, path, recs=recs, truth=truth, train=train,
+                                       title=title, max_k=max_k, **kwargs)
+
+    @property
+    def plot(self) -> EvaluationPlots:
+        """Matplotlib figures: ``ev.plot.curves()``, ``.distribution()``, ``.popularity()``.
+
+        Needs ``pip install 'receval[plot]'``.
+        """
+        from receval.report._plots import EvaluationPlots
+
+        return EvaluationPlots(self)
 
     def __repr__(self) -> str:
         conv = self.settings.get("convention")

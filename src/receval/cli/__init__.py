@@ -1,4 +1,4 @@
-"""The ``receval`` command line: evaluate, explain, metrics, conventions, demo."""
+"""The ``receval`` command line: evaluate, report, explain, metrics, conventions, demo."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from receval.cli import _report
 from receval.cli._compare import compare as compare_cmd
 from receval.data._build import TIE_POLICIES
 from receval.exceptions import RecevalError
@@ -76,24 +77,24 @@ cli.add_command(compare_cmd)
 @click.option("--per-user", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write per-user values to this CSV or Parquet file.")
 @click.option("--strict", is_flag=True, help="Turn every warning into an error.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Also write a standalone HTML report to this file.")
 def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], convention: str | None,
              all_conventions: bool, relevance_threshold: float | None, ties: str | None,
              no_relevant: str | None, missing_recs: str | None,
              recs_without_truth: str | None, missing_predictions: str | None,
              user_col: str | None, item_col: str | None, score_col: str | None,
-             rating_col: str | None, fmt: str, per_user: Path | None, strict: bool) -> None:
+             rating_col: str | None, fmt: str, per_user: Path | None, strict: bool,
+             report_file: Path | None) -> None:
     """Evaluate the recommendations in RECS against TRUTH (CSV, TSV, Parquet or JSON lines)."""
     import receval as rv
     from receval.data._files import read_table
 
-    fill: str | float | None = missing_predictions
-    with contextlib.suppress(TypeError, ValueError):
-        fill = float(missing_predictions)  # type: ignore[arg-type]
-    cols = rv.Columns(user=user_col, item=item_col, score=score_col, rating=rating_col)
-    options: dict[str, Any] = dict(
+    options = _evaluate_options(
         relevance_threshold=relevance_threshold, ties=ties, no_relevant=no_relevant,
         missing_recs=missing_recs, recs_without_truth=recs_without_truth,
-        missing_predictions=fill, columns=cols, strict=strict)
+        missing_predictions=missing_predictions, user_col=user_col, item_col=item_col,
+        score_col=score_col, rating_col=rating_col, strict=strict)
     started = time.perf_counter()
     try:
         recs_frame, truth_frame = read_table(recs, role="recs"), read_table(truth, role="truth")
@@ -114,6 +115,13 @@ def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], convention: str 
         _fail(exc)
         return
     elapsed = time.perf_counter() - started
+    if report_file is not None:
+        from receval.cli._report import write_report
+
+        write_report(ev, report_file, recs=recs_frame, truth=truth_frame,
+                     names={"recs": str(recs), "truth": str(truth)},
+                     title=f"{recs.name} vs {truth.name}",
+                     notes=[str(w.message) for w in caught])
     if per_user is not None:
         frame = ev.per_user.reset_index()
         if per_user.suffix.lower() in (".parquet", ".pq"):
@@ -137,6 +145,23 @@ def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], convention: str 
         console.print(result_table({"value": ev}, title=f"{recs.name} vs {truth.name}"))
         console.print(users_table(ev))
         notes(console, [str(w.message) for w in caught], elapsed)
+
+
+def _evaluate_options(*, relevance_threshold: float | None, ties: str | None,
+                      no_relevant: str | None, missing_recs: str | None,
+                      recs_without_truth: str | None, missing_predictions: str | None,
+                      user_col: str | None, item_col: str | None, score_col: str | None,
+                      rating_col: str | None, strict: bool) -> dict[str, Any]:
+    """The keyword arguments of ``receval.evaluate`` from the shared command-line options."""
+    from receval._columns import Columns
+
+    fill: str | float | None = missing_predictions
+    with contextlib.suppress(TypeError, ValueError):
+        fill = float(missing_predictions)  # type: ignore[arg-type]
+    cols = Columns(user=user_col, item=item_col, score=score_col, rating=rating_col)
+    return dict(relevance_threshold=relevance_threshold, ties=ties, no_relevant=no_relevant,
+                missing_recs=missing_recs, recs_without_truth=recs_without_truth,
+                missing_predictions=fill, columns=cols, strict=strict)
 
 
 def _side_by_side(sbs: Any, fmt: str, title: str, started: float) -> None:
@@ -294,6 +319,7 @@ def demo(users: int, items: int, seed: int, k: int) -> None:
 from receval.cli._cv import cv as _cv_command  # noqa: E402
 from receval.cli._split import split_cmd  # noqa: E402
 
+cli.add_command(_report.report(evaluate))
 cli.add_command(_cv_command)
 cli.add_command(split_cmd)
 

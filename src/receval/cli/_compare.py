@@ -43,11 +43,13 @@ _FORMATS = ("table", "markdown", "latex", "json", "csv")
               help="Rating metrics: global_mean or a number (the fill reading).")
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="table",
               show_default=True)
+@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Also write a standalone HTML report to this file.")
 def compare(truth: Path, runs: tuple[Path, ...], metrics: tuple[str, ...], test: str,
             correction: str, baseline: str | None, names: str | None, alpha: float,
             confidence: float, seed: int, n_resamples: int, users: str, coverage: str,
             convention: str | None, relevance_threshold: float | None,
-            missing_predictions: str | None, fmt: str) -> None:
+            missing_predictions: str | None, fmt: str, report_file: Path | None) -> None:
     """Compare RUNS (recommendation files) against TRUTH with paired tests.
 
     Example: receval compare test.csv knn.csv pop.csv -m ndcg@10 --test t --correction holm
@@ -80,6 +82,8 @@ def compare(truth: Path, runs: tuple[Path, ...], metrics: tuple[str, ...], test:
         click.echo(f"error: {exc}", err=True)
         raise SystemExit(2) from exc
     _print(cmp, fmt, [str(w.message) for w in caught], time.perf_counter() - started)
+    if report_file is not None:
+        cmp.report(report_file, title=f"{', '.join(labels)} vs {truth.name}")
 
 
 def _print(cmp: Any, fmt: str, messages: list[str], elapsed: float) -> None:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from receval.report._plots import ComparisonPlots
 
 __all__ = ["Comparison"]
 
@@ -157,6 +161,25 @@ class Comparison:
             for r in rows)
         return (f'<table class="receval-comparison"><thead><tr>{th}</tr></thead>'
                 f"<tbody>{body}</tbody></table>\n<p>{html.escape(self._legend())}</p>")
+
+    # -- report and figures (receval[report], receval[plot]; imported on use) -----------------
+    def report(self, path: str | Path, *, title: str | None = None,
+               generated: Any = None) -> Path:
+        """Write a standalone HTML report of this comparison to ``path``.
+
+        One file that opens from disk with no network (styles inline, figures as inline
+        SVG): see ``docs/reports.md``. Needs ``pip install 'receval[report]'``.
+        """
+        from receval.report import write_comparison_report
+
+        return write_comparison_report(self, path, title=title, generated=generated)
+
+    @property
+    def plot(self) -> ComparisonPlots:
+        """Matplotlib figures of this comparison (``pip install 'receval[plot]'``)."""
+        from receval.report._plots import ComparisonPlots
+
+        return ComparisonPlots(self)
 
     def _repr_html_(self) -> str:
         return self.to_html()

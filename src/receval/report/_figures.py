@@ -1,0 +1,224 @@
+"""Matplotlib figures drawn from the tables of :mod:`receval.report._data` (``receval[plot]``).
+
+Figures are built with :class:`matplotlib.figure.Figure` directly (no pyplot, no global state, no
+GUI backend), so they display in notebooks and render to SVG in reports alike.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, cast
+
+import numpy as np
+import pandas as pd
+
+from receval.exceptions import BackendUnavailableError
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from receval.report._data import Histogram, Popularity
+
+__all__ = [
+    "PALETTE",
+    "comparison_figure",
+    "curves_figure",
+    "distribution_figure",
+    "distributions_figure",
+    "folds_figure",
+    "new_figure",
+    "popularity_figure",
+]
+
+#: Colour-blind-safe palette (Okabe & Ito, 2008), in drawing order.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
+           "#000000")
+
+
+def new_figure(width: float, height: float, *,
+               layout: Literal["constrained"] | None = "constrained") -> Figure:
+    """An empty figure of ``width`` x ``height`` inches.
+
+    ``layout=None`` leaves the margins to the caller (much faster to render than the
+    constrained layout, for the many small figures of a report).
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise BackendUnavailableError(
+            "plots need matplotlib: pip install 'receval[plot]'", parameter="plot") from exc
+    return Figure(figsize=(width, height), layout=layout)
+
+
+def _style(ax: Axes) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.grid(True, color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def curves_figure(frame: pd.DataFrame, *, title: str | None = None) -> Figure:
+    """One line per metric over the cutoff ``k`` (rows of ``frame``), points where known."""
+    fig = new_figure(8.5, 3.8)
+    ax = fig.add_subplot()
+    _style(ax)
+    ks = frame.index.to_numpy()
+    for j, col in enumerate(frame.columns):
+        y = frame[col].to_numpy(dtype=np.float64)
+        known = ~np.isnan(y)
+        ax.plot(ks[known], y[known], marker="o", markersize=3 if known.sum() > 20 else 4,
+                linewidth=1.6, color=PALETTE[j % len(PALETTE)], label=col)
+    ax.set_xlabel("cutoff k (length of the list read)")
+    ax.set_ylabel("value (mean over users)")
+    top = int(ks[-1]) if len(ks) else 0
+    ax.set_title(title or f"Metric@k for k = 1 ... {top}", loc="left")
+    if len(ks):
+        ax.set_xlim(0.5, ks[-1] + 0.5)
+        step = max(1, math.ceil(len(ks) / 20))
+        ax.set_xticks(ks[::step])
+    ax.set_ylim(bottom=0)
+    if len(frame.columns):
+        ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=9)
+    return fig
+
+
+def distribution_figure(h: Histogram, *, ax: Axes | None = None) -> Figure:
+    """Histogram of one metric's per-user values, the mean (and a pooled value) marked."""
+    fig = new_figure(3.6, 2.6, layout=None) if ax is None else cast("Figure", ax.figure)
+    if ax is None:
+        ax = fig.add_subplot()
+        fig.subplots_adjust(left=0.17, right=0.97, bottom=0.17, top=0.89)
+    _style(ax)
+    ax.stairs(h.counts, h.edges, fill=True, color=PALETTE[0], alpha=0.8, linewidth=0)
+    if not math.isnan(h.mean):
+        ax.axvline(h.mean, color=PALETTE[3], linewidth=1.6,
+                   label=f"mean over users {h.mean:.4f}")
+    if h.aggregation == "micro" and not math.isnan(h.value):
+        ax.axvline(h.value, color=PALETTE[1], linewidth=1.4, linestyle="--",
+                   label=f"pooled (micro) {h.value:.4f}")
+    ax.set_title(h.label, loc="left")
+    ax.set_xlabel("per-user value")
+    ax.set_ylabel("users")
+    ax.set_xlim(h.edges[0], h.edges[-1])
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.85)
+    return fig
+
+
+def distributions_figure(hists: Sequence[Histogram], *, columns: int = 3) -> Figure:
+    """Every histogram of a result in one grid (for notebooks)."""
+    n = max(1, len(hists))
+    rows = math.ceil(n / columns)
+    fig = new_figure(3.6 * min(n, columns), 2.6 * rows)
+    for i, h in enumerate(hists):
+        distribution_figure(h, ax=fig.add_subplot(rows, min(n, columns), i + 1))
+    return fig
+
+
+def popularity_figure(p: Popularity) -> Figure:
+    """Long tail: cumulative share of training interactions and of recommendations.
+
+    Items are ordered by training popularity (log-scaled rank); a recommender that favours
+    popular items has its recommendation curve above the training curve near the head.
+    """
+    fig = new_figure(8.5, 3.8)
+    ax = fig.add_subplot()
+    _style(ax)
+    x = p.bin_edges[1:]
+    train_cum = np.cumsum(p.train_share)
+    recs_cum = np.cumsum(p.recs_share)
+    ax.fill_between(x, train_cum, color=PALETTE[5], alpha=0.3, linewidth=0)
+    ax.plot(x, train_cum, color=PALETTE[0], linewidth=1.6, label="training interactions")
+    ax.plot(x, recs_cum, color=PALETTE[3], linewidth=1.8,
+            label=f"recommendations (top {p.k})" if p.k else "recommendations")
+    ax.axvline(p.n_head, color="#444444", linewidth=1.0, linestyle=":")
+    ax.annotate(f"short head: {p.n_head:,} items\n{p.head_share:.0%} of training, "
+                f"{p.recs_in_head:.1%} of recommendations", (p.n_head, 0.04),
+                xytext=(6, 0), textcoords="offset points", fontsize=8, va="bottom")
+    ax.set_xscale("log")
+    from matplotlib.ticker import FuncFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.set_xlim(1, max(2, p.n_items))
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("items ranked by training popularity (1 = most popular, log scale)")
+    ax.set_ylabel("cumulative share")
+    ax.set_title("Popularity: recommendations against training interactions", loc="left")
+    ax.legend(loc="lower right", fontsize=9)
+    return fig
+
+
+def comparison_figure(means: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame,
+                      marks: pd.DataFrame | None = None, *,
+                      title: str = "Means with confidence intervals") -> Figure:
+    """One panel per metric: each system's mean with its interval; marks above the bars.
+
+    ``means``, ``low`` and ``high`` are system x metric; ``marks`` (same shape, strings) is
+    printed next to each mean (e.g. ``"*"`` when it differs significantly from the baseline).
+    """
+    metrics = list(means.columns)
+    n = max(1, len(metrics))
+    cols = min(n, 3)
+    rows = math.ceil(n / cols)
+    fig = new_figure(3.4 * cols, 0.6 + (0.45 * len(means) + 0.9) * rows)
+    fig.suptitle(title, x=0.01, ha="left", fontsize=11)
+    systems = [str(s) for s in means.index]
+    y = np.arange(len(systems))[::-1]
+    for i, metric in enumerate(metrics):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        _style(ax)
+        m = means[metric].to_numpy(dtype=np.float64)
+        lo = low[metric].to_numpy(dtype=np.float64)
+        hi = high[metric].to_numpy(dtype=np.float64)
+        err = np.vstack([np.clip(m - lo, 0, None), np.clip(hi - m, 0, None)])
+        colors = [PALETTE[j % len(PALETTE)] for j in range(len(systems))]
+        ax.errorbar(m, y, xerr=err, fmt="none", ecolor="#555555", capsize=3, linewidth=1.2)
+        ax.scatter(m, y, color=colors, zorder=3, s=28)
+        if marks is not None:
+            for yy, mm, hh, mark in zip(y, m, hi, marks[metric].astype(str), strict=True):
+                if mark and mark != "nan":
+                    ax.annotate(mark, (hh if not math.isnan(hh) else mm, yy),
+                                xytext=(4, 0), textcoords="offset points", va="center",
+                                fontsize=10)
+        ax.set_yticks(y, systems)
+        ax.set_ylim(-0.7, len(systems) - 0.3)
+        ax.set_title(metric, loc="left")
+        ax.set_xlabel("mean over users")
+        ax.margins(x=0.25)
+    return fig
+
+
+def folds_figure(per_fold: pd.DataFrame, metrics: Sequence[str], *, model: str = "model",
+                 fold: str = "fold") -> Figure:
+    """One panel per metric: each fold's value per model, with the mean +- std over folds."""
+    n = max(1, len(metrics))
+    cols = min(n, 3)
+    rows = math.ceil(n / cols)
+    models = list(dict.fromkeys(per_fold[model].astype(str)))
+    fig = new_figure(3.4 * cols, 0.4 + (0.4 * len(models) + 1.0) * rows)
+    fig.suptitle("Values per fold (dots) with mean and standard deviation over folds",
+                 x=0.01, ha="left", fontsize=11)
+    y = {name: len(models) - 1 - j for j, name in enumerate(models)}
+    for i, metric in enumerate(metrics):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        _style(ax)
+        for j, (name, part) in enumerate(per_fold.groupby(per_fold[model].astype(str),
+                                                          sort=False)):
+            vals = part[metric].to_numpy(dtype=np.float64)
+            vals = vals[~np.isnan(vals)]
+            if not len(vals):  # not measured for this model (e.g. no predict)
+                continue
+            color = PALETTE[j % len(PALETTE)]
+            ax.scatter(vals, np.full(len(vals), y[name]), color=color, alpha=0.6, s=16)
+            mean = float(vals.mean())
+            std = float(vals.std(ddof=1)) if len(vals) > 1 else 0.0
+            ax.errorbar([mean], [y[name]], xerr=[[std], [std]], fmt="D", color=color,
+                        ecolor="#333333", capsize=3, markersize=5)
+        ax.set_yticks(list(y.values()), list(y.keys()))
+        ax.set_ylim(-0.7, len(models) - 0.3)
+        ax.set_title(metric, loc="left")
+        ax.set_xlabel("value on the fold")
+        ax.margins(x=0.15)
+    return fig
+

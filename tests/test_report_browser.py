@@ -1,0 +1,159 @@
+"""Reports in a real browser: Debian's chromium driven by Playwright, every network request blocked.
+
+Each kind of report is opened from disk; the test asserts no console or page error, no request
+other than the file itself, the labels, values and accounting as visible text, and a non-zero
+rendered size for every figure. Screenshots (screen and print) go to ``tests/artifacts/``.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.report_helpers import demo_runs
+
+import receval as rv
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("matplotlib")
+pytest.importorskip("jinja2")
+
+CHROMIUM = os.environ.get("RECEVAL_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium"
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def open_report(browser: Any, path: Path, name: str) -> tuple[Any, list[str], list[str]]:
+    """Open ``path`` with every non-file request aborted; return page, errors, requests."""
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning")
+            else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def route(r: Any) -> None:
+        url = r.request.url
+        if url.startswith("file:"):
+            r.continue_()
+        else:
+            requests.append(url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    page.emulate_media(media="print")
+    page.screenshot(path=str(ARTIFACTS / f"{name}-print.png"), full_page=True)
+    page.pdf(path=str(ARTIFACTS / f"{name}.pdf"), format="A4")
+    page.emulate_media(media="screen")
+    return page, errors, requests
+
+
+def rows_text(page: Any, selector: str) -> list[list[str]]:
+    return [[c.strip() for c in row] for row in page.eval_on_selector_all(
+        f"{selector} tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText))")]
+
+
+def assert_figures_rendered(page: Any, expected: int) -> None:
+    boxes = page.eval_on_selector_all(
+        "figure svg", "els => els.map(e => {const r = e.getBoundingClientRect(); "
+        "return [r.width, r.height, e.getAttribute('aria-label')]})")
+    assert len(boxes) == expected
+    for width, height, label in boxes:
+        assert width > 100, (width, height, label)
+        assert height > 50, (width, height, label)
+        assert label
+    captions = page.eval_on_selector_all("figure figcaption", "els => els.map(e => e.innerText)")
+    assert all(c.strip() for c in captions)
+    assert len(captions) == expected
+
+
+def test_evaluation_report_in_chromium(browser: Any, tmp_path: Path) -> None:
+    runs, test, train = demo_runs(400, 300, seed=5)
+    recs = runs["most popular"]
+    metrics = ["ndcg@10", "map@10", "precision@10", "recall@10", "mrr@10", "hit_rate@10",
+               "item_coverage@10", "user_coverage"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        ev = rv.evaluate(recs, test, metrics, relevance_threshold=4)
+    path = ev.report(tmp_path / "evaluation.html", recs=recs, truth=test, train=train,
+                     title="most popular vs test", max_k=20)
+    page, errors, requests = open_report(browser, path, "evaluation-report")
+    assert errors == []
+    assert requests == []
+    values = rows_text(page, "#metric-values")
+    for label, s in ev.summaries.items():
+        assert [label, f"{s.value:.4f}"] in [r[:2] for r in values]
+    accounting = {r[0]: r[1] for r in rows_text(page, "#accounting") if len(r) == 3}
+    assert accounting["evaluated"] == f"{ev.users.n_evaluated:,}"
+    assert accounting["no relevant item"] == f"{len(ev.users.no_relevant):,}"
+    assert int(accounting["no relevant item"].replace(",", "")) > 0
+    body = page.inner_text("body")
+    assert "Convention: none" in body
+    assert "relevant means a grade >= 4" in body
+    # curves + one histogram per metric with per-user values + popularity
+    assert_figures_rendered(page, 1 + 6 + 1)
+    nav = page.eval_on_selector_all("nav a", "els => els.map(e => e.innerText)")
+    assert "Metric@k" in nav
+    assert "Popularity and long tail" in nav
+    page.close()
+
+
+def test_report_with_a_convention_in_chromium(browser: Any, tmp_path: Path) -> None:
+    runs, test, _ = demo_runs(200, 150, seed=9)
+    recs = runs["random"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        ev = rv.evaluate(recs, test, ["ndcg@10", "map@10"], convention="trec_eval",
+                         relevance_threshold=4)
+    path = ev.report(tmp_path / "trec.html")
+    page, errors, requests = open_report(browser, path, "evaluation-report-trec-eval")
+    assert errors == []
+    assert requests == []
+    body = page.inner_text("body")
+    assert "Convention: trec_eval" in body
+    for v in ev.settings["metrics"].values():
+        assert v["library_name"] in body
+    assert_figures_rendered(page, 1 + 2)
+    page.close()
+
+
+def test_comparison_report_in_chromium(browser: Any, tmp_path: Path) -> None:
+    runs, test, _ = demo_runs(300, 200, seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        cmp = rv.compare(runs, test, ["ndcg@10", "recall@10"], relevance_threshold=4,
+                         test="wilcoxon", correction="holm", n_resamples=500)
+    path = cmp.report(tmp_path / "comparison.html")
+    page, errors, requests = open_report(browser, path, "comparison-report")
+    assert errors == []
+    assert requests == []
+    means = rows_text(page, "#means")
+    for (system, metric), row in cmp.ci.iterrows():
+        assert [metric, f"{row['mean']:.4f}", f"{row['low']:.4f}", f"{row['high']:.4f}"] in [
+            r[1:5] for r in means if r[0].endswith(system)]
+    tests = rows_text(page, "#tests")
+    p_values = {r[0]: r for r in tests[1:]}
+    for _, t in cmp.tests.iterrows():
+        v = float(t["p_value"])
+        assert (f"{v:.4f}" if v >= 1e-4 else f"{v:.2e}") in p_values[t["metric"]]
+    assert_figures_rendered(page, 1)
+    page.close()
