@@ -28,6 +28,7 @@ NEEDS = {
     "test_conv_cornac.py": "cornac",
     "test_conv_recbole.py": "recbole",
     "test_conv_ms_recommenders.py": "recommenders",
+    "test_conv_beyond_recbole.py": "recbole",
 }
 #: module -> the import it needs, in CI's pandas-2 environment
 NEEDS_PANDAS2 = {
