@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cases_module", "evidently_defs", "msr_defs", "recbole_defs", "recmetrics_defs"]
+__all__ = ["cases_module", "elliot_defs", "elliot_tail", "evidently_defs", "msr_defs", "recbole_defs",
+           "recbole_tail", "recmetrics_defs"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PerUser = tuple[float, dict[str, float]]
@@ -221,24 +222,79 @@ def recmetrics_defs(case: dict[str, Any], k: int) -> dict[str, Any]:
     * personalization: 1 - mean over ordered pairs of distinct lists of the cosine of their
       0/1 item vectors (|A & B| / k);
     * intra_list_similarity: mean over lists of the mean cosine over unordered pairs
-      (features); a list of one item is the mean of nothing (NaN);
+      (features); a list of one item raises ZeroDivisionError (None here);
     * prediction_coverage: round(100 * distinct recommended / training items, 2).
     """
     lists = cases_module().top_k(case, k)
     counts = _item_counts(case)
     u = len(_train_items(case))
-    rows = list(lists.values())
+    rows = [lists[user] for user in sorted(lists)]  # the order the fixture passes them
     known = all(i in counts for items in rows for i in items)
     per = [sum(-math.log2(counts[i] / u) for i in items) / k for items in rows] if known else []
     n = len(rows)
     overlap = sum(len(set(a) & set(b)) / k for x, a in enumerate(rows)
                   for y, b in enumerate(rows) if x != y)
     ils = [float(np.mean([_cos(case, a, b) for j, a in enumerate(items) for b in items[j + 1:]]))
-           if len(items) > 1 else math.nan for items in rows]
+           for items in rows if len(items) > 1]
     return {
         "novelty": float(np.mean(per)) if known else None,
         "novelty_per_list": per if known else None,
         "personalization": 1.0 - overlap / (n * (n - 1)) if n > 1 else math.nan,
-        "intra_list_similarity": float(np.mean(ils)),
+        "intra_list_similarity": float(np.mean(ils)) if len(ils) == n else None,
         "prediction_coverage": round(len({i for r in rows for i in r}) / len(counts) * 100, 2),
+    }
+
+
+# -- Elliot 0.3.1 ---------------------------------------------------------------------------
+def elliot_tail(case: dict[str, Any], ratio: float = 0.8) -> set[int]:
+    """Popularity.get_long_tail: training items by decreasing popularity (ties in item-index
+    order, ascending ids here) form the short head until their popularity sums to ``ratio``
+    of the training rows (the item that reaches it included); the others are the tail."""
+    counts = _item_counts(case)
+    limit = len(case["train"]) * ratio
+    head: set[int] = set()
+    for item in sorted(sorted(counts), key=lambda i: -counts[i]):
+        head.add(item)
+        limit -= counts[item]
+        if limit <= 0:
+            break
+    return set(counts) - head
+
+
+def elliot_defs(case: dict[str, Any], k: int, ratio: float = 0.8) -> dict[str, Any] | None:
+    """Elliot's metric classes on lists of training items only (Elliot ranks no other item).
+
+    * ARP: per user the mean training popularity (distinct users) of the top k;
+    * APLT / ACLT: per user the share / number of the top k in ``elliot_tail``;
+    * Gini: 1 - sum_j (2 (j + N - m + 1) - N - 1) c_j / total / (N - 1) (j = 0..m-1 over the
+      m recommended items' counts ascending, N the training items): one minus the Gini
+      index, so 1 is perfectly even exposure;
+    * SEntropy: sum_i w_i (-log2(c_i / total)) / users, w_i the sum of 1 / list length over
+      the users recommended i (-sum p log2 p when every list has the same length);
+    * ItemCoverage: the number of distinct recommended items (not a share).
+    """
+    counts = _item_counts(case)
+    ranked = cases_module().top_k(case, None)
+    lists = {u: [i for i in items if i in counts][:k] for u, items in ranked.items()}
+    lists = {u: items for u, items in lists.items() if items}
+    if not lists:
+        return None
+    tail = elliot_tail(case, ratio)
+    c = Counter(i for items in lists.values() for i in items)
+    total = sum(c.values())
+    n_all, m = len(counts), len(c)
+    gini = sum((2 * (j + n_all - m + 1) - n_all - 1) * v / total
+               for j, v in enumerate(sorted(c.values()))) / (n_all - 1)
+    weight: Counter[int] = Counter()
+    for items in lists.values():
+        for i in items:
+            weight[i] += 1 / len(items)
+    arp = {u: sum(counts[i] for i in items) / len(items) for u, items in lists.items()}
+    aplt = {u: len(set(items) & tail) / len(items) for u, items in lists.items()}
+    aclt = {u: float(len(set(items) & tail)) for u, items in lists.items()}
+    return {
+        "ARP": (_mean(arp), arp), "APLT": (_mean(aplt), aplt), "ACLT": (_mean(aclt), aclt),
+        "Gini": 1.0 - gini,
+        "SEntropy": sum(w * -math.log2(c[i] / total) for i, w in weight.items()) / len(lists),
+        "ItemCoverage": float(m),
     }

@@ -34,6 +34,8 @@ NEEDS = {
 NEEDS_PANDAS2 = {
     "test_conv_lenskit_live.py": "lenskit",
     "test_conv_evidently_live.py": "evidently",
+    # Microsoft Recommenders, Evidently and recmetrics (recmetrics installs only there)
+    "test_conv_beyond_live.py": "recmetrics",
 }
 
 _all = NEEDS | NEEDS_PANDAS2
