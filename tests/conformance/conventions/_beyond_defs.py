@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cases_module", "elliot_defs", "elliot_tail", "evidently_defs", "msr_defs", "recbole_defs",
-           "recbole_tail", "recmetrics_defs"]
+__all__ = ["cases_module", "elliot_defs", "elliot_tail", "evidently_defs", "msr_defs",
+           "recbole_defs", "recbole_tail", "recmetrics_defs"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PerUser = tuple[float, dict[str, float]]
@@ -32,7 +32,8 @@ PerUser = tuple[float, dict[str, float]]
 def cases_module() -> ModuleType:
     """``fixtures/beyond_cases.py`` loaded by path (the fixture scripts load it the same way)."""
     spec = importlib.util.spec_from_file_location("_beyond_cases", FIXTURES / "beyond_cases.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -52,8 +52,8 @@ def same(written: Any, stored: Any, what: str) -> None:
         for j, (a, b) in enumerate(zip(written, stored, strict=True)):
             same(a, b, f"{what}[{j}]")
     elif stored is None or written is None:
-        assert (written is None or math.isnan(float(written))) and stored is None, \
-            f"{what}: written {written!r}, stored {stored!r}"
+        assert stored is None, f"{what}: written {written!r}, stored {stored!r}"
+        assert written is None or math.isnan(float(written)), f"{what}: written {written!r}"
     else:
         assert math.isclose(float(written), float(stored), rel_tol=TOL, abs_tol=TOL), \
             f"{what}: written {written!r} != stored {stored!r}"

@@ -12,15 +12,13 @@ hypothesis) are measured now and checked against the written definitions
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import evidently  # type: ignore[import-not-found]
 import pandas as pd
 import pytest
-import recmetrics  # type: ignore[import-not-found]  # noqa: F401
-import recommenders  # type: ignore[import-not-found]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conformance._data import load_fixture
@@ -33,6 +31,12 @@ from tests.conformance.conventions.test_conv_beyond_fixtures import (
     check_msr,
     check_recmetrics,
 )
+
+with warnings.catch_warnings():  # recmetrics' plotting imports warn on deprecations
+    warnings.simplefilter("ignore")
+    import evidently  # type: ignore[import-not-found]
+    import recmetrics  # type: ignore[import-not-found]  # noqa: F401
+    import recommenders  # type: ignore[import-not-found]
 
 pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("library_noise_ignored")]
 
