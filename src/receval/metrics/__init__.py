@@ -6,6 +6,20 @@ NDCG(gain='exponential')@10
 """
 
 from receval.metrics._base import Metric
+from receval.metrics._beyond import (
+    BeyondMetric,
+    DistributionalCoverage,
+    Diversity,
+    Entropy,
+    Gini,
+    LongTail,
+    LongTailCoverage,
+    Novelty,
+    Personalization,
+    Popularity,
+    Serendipity,
+    Unexpectedness,
+)
 from receval.metrics._coverage import GlobalMetric, ItemCoverage, UserCoverage
 from receval.metrics._ranking import (
     ARHR,
@@ -35,6 +49,18 @@ from receval.metrics._rating import (
 from receval.metrics._registry import MetricInfo, available, get, parse, register
 
 __all__ = [
+    "BeyondMetric",
+    "DistributionalCoverage",
+    "Diversity",
+    "Entropy",
+    "Gini",
+    "LongTail",
+    "LongTailCoverage",
+    "Novelty",
+    "Personalization",
+    "Popularity",
+    "Serendipity",
+    "Unexpectedness",
     "ARHR",
     "CG",
     "DCG",
