@@ -90,8 +90,11 @@ BEYOND_RULES: Mapping[str, Mapping[str, MetricRule]] = {
 BEYOND_DIFFERENCES: Mapping[str, tuple[str, ...]] = {
     "ms_recommenders": (
         "catalog_coverage counts recommended items absent from train in its numerator and "
-        "divides by the training items, so it can exceed 1; receval's item coverage counts "
-        "the catalog's items",
+        "divides by the training items, so it can exceed 1; receval with catalog= the "
+        "training items refuses a recommended item outside the catalog (DataError)",
+        "serendipity with a relevance column averages over every user with a training row, "
+        "a user without truth scoring 0; receval's serendipity needs truth and leaves that "
+        "user out",
         "the functions are wrong under pandas 3 (a fillna on a column copy is ignored, and "
         "agg(...)[0] raises KeyError); the convention reproduces them under pandas 2",
     ),
@@ -103,6 +106,9 @@ BEYOND_DIFFERENCES: Mapping[str, tuple[str, ...]] = {
         "1); receval divides by k as Evidently does, for lists of k items",
         "tied scores share an average rank, so a top k can hold more than k items; receval "
         "ranks every item on its own place",
+        "PopularityBiasMetric's coverage counts only the recommended items that are in "
+        "train; receval with catalog= the training items refuses a recommended item outside "
+        "the catalog (DataError)",
     ),
     "recbole": (
         "ItemCoverage and GiniIndex divide by dataset.num(item_id), which counts the [PAD] "

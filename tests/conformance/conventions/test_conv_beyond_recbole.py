@@ -32,6 +32,7 @@ from recbole.evaluator import metrics as rm
 from recbole.evaluator.collector import DataStruct
 from tests.conformance._data import assert_close
 from tests.conformance.conventions._beyond_defs import cases_module, recbole_defs
+from tests.conformance.conventions._beyond_receval import compare, evaluate
 
 pytestmark = pytest.mark.conformance
 
@@ -126,3 +127,44 @@ def test_entropy_is_divided_by_the_recommended_items() -> None:
     ln(3) / 3."""
     live = recbole_values(cases_module().edge_cases()[1], [3], 0.1)["3"]
     assert_close(live["shannonentropy"], float(np.log(3.0)) / 3.0, "shannonentropy@3")
+
+
+#: receval metric under convention="recbole" -> RecBole's key
+PRESET = {"catalog_coverage": "itemcoverage", "gini": "giniindex",
+          "entropy": "shannonentropy", "popularity": "averagepopularity",
+          "long_tail": "tailpercentage"}
+
+
+def _check_preset(case: dict[str, Any], ratio: float) -> None:
+    """convention='recbole' against RecBole live, catalog= the items plus the [PAD] id 0."""
+    ks = recbole_ks(case)
+    live = recbole_values(case, ks, ratio)
+    tail = "" if ratio == 0.1 else f"(tail={ratio})"
+    for k in ks:
+        names = [f"{m}{tail if m == 'long_tail' else ''}@{k}" for m in PRESET]
+        lists = cases_module().top_k(case, k)
+        rows = [[u, i, float(-j)] for u, items in lists.items() for j, i in enumerate(items)]
+        ev = evaluate(case, names, "recbole", recs_rows=rows,
+                      catalog=list(range(case["n_items"] + 1)))
+        for name, label in zip(names, ev.labels, strict=True):
+            theirs = live[str(k)][PRESET[name.split("@")[0].split("(")[0]]]
+            mean, users = theirs if isinstance(theirs, tuple) else (theirs, None)
+            compare(ev, label, mean, users, f"{case['name']} {name}")
+
+
+@pytest.mark.slow
+def test_preset_reproduces_recbole_on_random_cases() -> None:
+    """convention='recbole', 200 random + 2 hand-made cases, tail ratios 0.1 (RecBole's
+    default) and 0.2, 0.5; every user's top k is given as RecBole's item matrix holds it."""
+    for case in [*cases_module().edge_cases(), *cases_module().random_cases()]:
+        for ratio in RATIOS[:3]:
+            _check_preset(case, ratio)
+
+
+def test_difference_pad_token_in_the_catalog() -> None:
+    """Difference (recbole): with catalog= the 6 catalog items receval's coverage is 3/6;
+    RecBole's 3/7 needs the [PAD] token as a seventh catalog item."""
+    case = cases_module().edge_cases()[1]
+    ev = evaluate(case, ["catalog_coverage@3"], "recbole", catalog=list(range(1, 7)))
+    assert ev[ev.labels[0]] == 0.5
+    assert recbole_values(case, [3], 0.1)["3"]["itemcoverage"] == pytest.approx(3 / 7)
