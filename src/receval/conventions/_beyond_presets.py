@@ -2,8 +2,8 @@
 
 Which receval variant reproduces each library's novelty, diversity, serendipity, popularity,
 long-tail and exposure metrics, kept apart from the accuracy rules of ``_presets.py``;
-:func:`with_beyond` adds them to a preset. Each rule and each difference is checked
-against the library (or against values it produced) by ``tests/conformance/conventions/test_conv_beyond_*.py``;
+:func:`with_beyond` adds them to a preset. Each rule and each difference is checked against
+the library (or values it produced) by ``tests/conformance/conventions/test_conv_beyond_*``;
 ``docs/beyond-accuracy-libraries.md`` states every library's definitions.
 """
 
