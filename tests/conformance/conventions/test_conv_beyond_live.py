@@ -6,8 +6,10 @@ Runs each library's ``fixtures/make_beyond_<library>.py`` (the script that wrote
 the hand-made cases and the first 20 random ones are measured again and must equal the
 stored values, and 30 new random cases per library (the fixture's generator, seeds drawn by
 hypothesis) are measured now and checked against the written definitions
-(``test_conv_beyond_fixtures.check_<library>``). The other stored cases are checked by
-``test_conv_beyond_fixtures.py`` in every environment.
+(``test_conv_beyond_fixtures.check_<library>``) and, for MS Recommenders and Evidently,
+against receval under the library's convention (``test_conv_beyond_presets``). The other
+stored cases are checked by ``test_conv_beyond_fixtures.py`` and
+``test_conv_beyond_presets.py`` in every environment.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conformance._data import load_fixture
+from tests.conformance.conventions import test_conv_beyond_presets as presets
 from tests.conformance.conventions._beyond_live import again, rerun_stored, run_new
 from tests.conformance.conventions.test_conv_beyond_fixtures import (
     EVIDENTLY,
@@ -43,9 +46,10 @@ pytestmark = [pytest.mark.conformance, pytest.mark.usefixtures("library_noise_ig
 MAKERS = Path(__file__).parent / "fixtures"
 #: library -> (fixture, its script, the key of its values, the check)
 LIBRARIES: dict[str, tuple[Path, Path, str, Callable[[dict[str, Any]], None]]] = {
-    "ms_recommenders": (MSR, MAKERS / "make_beyond_ms_recommenders.py", "msr", check_msr),
+    "ms_recommenders": (MSR, MAKERS / "make_beyond_ms_recommenders.py", "msr",
+                        lambda case: (check_msr(case), presets.check_msr(case))),
     "evidently": (EVIDENTLY, MAKERS / "make_beyond_evidently.py", "evidently",
-                  check_evidently),
+                  lambda case: (check_evidently(case), presets.check_evidently(case))),
     "recmetrics": (RECMETRICS, MAKERS / "make_beyond_recmetrics.py", "recmetrics",
                    check_recmetrics),
 }
