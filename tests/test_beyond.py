@@ -95,7 +95,9 @@ def test_unexpectedness_and_serendipity_hand_computed() -> None:
     # serendipity: relevant and unexpected / 2: user 1 a relevant+unexpected -> 1/2;
     # user 2: relevant e is not in the top 2 -> 0; user 3 has no truth -> left out
     per = r.per_user["Serendipity@2"]
-    assert per.loc[1] == 0.5 and per.loc[2] == 0.0 and np.isnan(per.loc[3])
+    assert per.loc[1] == 0.5
+    assert per.loc[2] == 0.0
+    assert np.isnan(per.loc[3])
     assert r["serendipity@2"] == pytest.approx(0.25)
 
 
@@ -188,7 +190,8 @@ def test_bounds_and_order_invariance(ls: list[list[int]]) -> None:
     for label in ("Diversity@5", "Unexpectedness@5", "Serendipity@5", "LongTail@5"):
         v = a.per_user[label].dropna()
         assert ((v >= -1e-12) & (v <= 1 + 1e-12)).all()
-    assert 0 <= a["gini@5"] <= 1 and 0 <= a["personalization@5"] <= 1 + 1e-12
+    assert 0 <= a["gini@5"] <= 1
+    assert 0 <= a["personalization@5"] <= 1 + 1e-12
     perm = recs.sample(frac=1, random_state=1)
     b = rv.evaluate(perm, truth, ms, train=train.iloc[::-1], item_features=feats)
     for m in ms:

@@ -19,6 +19,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from receval import _beyond_engine as _beyond
 from receval._columns import Columns
 from receval._kernels import ranking as RK
 from receval._kernels import rating as QK
@@ -39,7 +40,6 @@ from receval.exceptions import (
     UndefinedMetricWarning,
     format_examples,
 )
-from receval import _beyond_engine as _beyond
 from receval.metrics import (
     BeyondMetric,
     GlobalMetric,
