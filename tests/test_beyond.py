@@ -179,6 +179,7 @@ def _frames(ls: list[list[int]]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFra
     return recs, truth, train.drop_duplicates()
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(lists)
 def test_bounds_and_order_invariance(ls: list[list[int]]) -> None:
@@ -216,3 +217,22 @@ def test_more_popular_list_has_lower_novelty() -> None:
     recs = pd.DataFrame({"user": [1, 2], "item": ["a", "d"], "score": 1.0})
     r = rv.evaluate(recs, recs, ["novelty@1"], train=TRAIN)
     assert r.per_user.loc[1].iloc[0] < r.per_user.loc[2].iloc[0]  # a (3 users) vs d (1)
+
+
+def test_explain_lists() -> None:
+    e = rv.explain("diversity@3", ["a", "b", "c"], item_features=FEATS)
+    s = 1 / math.sqrt(2)
+    assert e.value == pytest.approx((1 + 2 * (1 - s)) / 3)
+    assert e.table["dissimilarity"].mean() == pytest.approx(e.value)  # table = value
+    assert "a" in str(e)
+    n = rv.explain("novelty@3", ["a", "b", "e"], train=TRAIN)
+    # a: 3 of 5 users, b: 2 of 5, e absent -> counted as one user
+    want = (-math.log2(3 / 5) - math.log2(2 / 5) - math.log2(1 / 5)) / 3
+    assert n.value == pytest.approx(want)
+    assert n.table["self_information"].mean() == pytest.approx(n.value)
+    c = rv.explain("diversity(similarity=cooccurrence)@3", ["a", "b", "c"], train=TRAIN)
+    assert c.table["dissimilarity"].mean() == pytest.approx(c.value)
+    p = rv.explain("arp@2", ["a", "d"], train=TRAIN)
+    assert p.value == pytest.approx((3 + 1) / 2)
+    with pytest.raises(InvalidParameterError):
+        rv.explain("gini@3", ["a"], train=TRAIN)

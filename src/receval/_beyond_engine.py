@@ -378,8 +378,10 @@ def finish(metric: BeyondMetric, partials: Sequence[BeyondPartial], catalog: Any
         u = sum(x[2] for x in parts)
         if u < 2:
             return float("nan"), u
-        overlap = 0.5 * float(((a * a) - b).sum())
-        return 1.0 - overlap / (u * (u - 1) / 2.0), u
+        overlap = 0.5 * float(((a * a) - b).sum()) / (u * (u - 1) / 2.0)
+        if metric.overlap == "cosine":  # the identity's rounding can leave [0, 1] by 1 ulp
+            overlap = min(max(overlap, 0.0), 1.0)
+        return 1.0 - overlap, u
     counts = _add([p.exposure[metric.label] for p in partials])
     if isinstance(metric, Gini):
         c = counts.to_numpy()
