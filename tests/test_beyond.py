@@ -95,7 +95,9 @@ def test_unexpectedness_and_serendipity_hand_computed() -> None:
     # serendipity: relevant and unexpected / 2: user 1 a relevant+unexpected -> 1/2;
     # user 2: relevant e is not in the top 2 -> 0; user 3 has no truth -> left out
     per = r.per_user["Serendipity@2"]
-    assert per.loc[1] == 0.5 and per.loc[2] == 0.0 and np.isnan(per.loc[3])
+    assert per.loc[1] == 0.5
+    assert per.loc[2] == 0.0
+    assert np.isnan(per.loc[3])
     assert r["serendipity@2"] == pytest.approx(0.25)
 
 
@@ -177,6 +179,7 @@ def _frames(ls: list[list[int]]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFra
     return recs, truth, train.drop_duplicates()
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(lists)
 def test_bounds_and_order_invariance(ls: list[list[int]]) -> None:
@@ -188,7 +191,8 @@ def test_bounds_and_order_invariance(ls: list[list[int]]) -> None:
     for label in ("Diversity@5", "Unexpectedness@5", "Serendipity@5", "LongTail@5"):
         v = a.per_user[label].dropna()
         assert ((v >= -1e-12) & (v <= 1 + 1e-12)).all()
-    assert 0 <= a["gini@5"] <= 1 and 0 <= a["personalization@5"] <= 1 + 1e-12
+    assert 0 <= a["gini@5"] <= 1
+    assert 0 <= a["personalization@5"] <= 1 + 1e-12
     perm = recs.sample(frac=1, random_state=1)
     b = rv.evaluate(perm, truth, ms, train=train.iloc[::-1], item_features=feats)
     for m in ms:
@@ -213,3 +217,22 @@ def test_more_popular_list_has_lower_novelty() -> None:
     recs = pd.DataFrame({"user": [1, 2], "item": ["a", "d"], "score": 1.0})
     r = rv.evaluate(recs, recs, ["novelty@1"], train=TRAIN)
     assert r.per_user.loc[1].iloc[0] < r.per_user.loc[2].iloc[0]  # a (3 users) vs d (1)
+
+
+def test_explain_lists() -> None:
+    e = rv.explain("diversity@3", ["a", "b", "c"], item_features=FEATS)
+    s = 1 / math.sqrt(2)
+    assert e.value == pytest.approx((1 + 2 * (1 - s)) / 3)
+    assert e.table["dissimilarity"].mean() == pytest.approx(e.value)  # table = value
+    assert "a" in str(e)
+    n = rv.explain("novelty@3", ["a", "b", "e"], train=TRAIN)
+    # a: 3 of 5 users, b: 2 of 5, e absent -> counted as one user
+    want = (-math.log2(3 / 5) - math.log2(2 / 5) - math.log2(1 / 5)) / 3
+    assert n.value == pytest.approx(want)
+    assert n.table["self_information"].mean() == pytest.approx(n.value)
+    c = rv.explain("diversity(similarity=cooccurrence)@3", ["a", "b", "c"], train=TRAIN)
+    assert c.table["dissimilarity"].mean() == pytest.approx(c.value)
+    p = rv.explain("arp@2", ["a", "d"], train=TRAIN)
+    assert p.value == pytest.approx((3 + 1) / 2)
+    with pytest.raises(InvalidParameterError):
+        rv.explain("gini@3", ["a"], train=TRAIN)

@@ -8,6 +8,7 @@ personalization sums by adding them per item id.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -107,7 +108,7 @@ def _side(data: Interactions, opts: Any, users: np.ndarray, need_feats: bool) ->
     n_users = n_rows = 0
     user_items = None
     if t_user is not None and t_item is not None:
-        ic = items.get_indexer(t_item)
+        ic = items.get_indexer(pd.Index(t_item))
         uc, uniq = pd.factorize(t_user)
         n_users, n_rows = len(uniq), len(ic)
         pop_rows = np.bincount(ic, minlength=m).astype(np.float64)
@@ -377,8 +378,10 @@ def finish(metric: BeyondMetric, partials: Sequence[BeyondPartial], catalog: Any
         u = sum(x[2] for x in parts)
         if u < 2:
             return float("nan"), u
-        overlap = 0.5 * float(((a * a) - b).sum())
-        return 1.0 - overlap / (u * (u - 1) / 2.0), u
+        overlap = 0.5 * float(((a * a) - b).sum()) / (u * (u - 1) / 2.0)
+        if metric.overlap == "cosine":  # the identity's rounding can leave [0, 1] by 1 ulp
+            overlap = min(max(overlap, 0.0), 1.0)
+        return 1.0 - overlap, u
     counts = _add([p.exposure[metric.label] for p in partials])
     if isinstance(metric, Gini):
         c = counts.to_numpy()
@@ -424,8 +427,8 @@ def merge_into(partials: Sequence[Any], opts: Any, summaries: dict[str, Any],
     cols: dict[str, pd.Series] = {}
     for _, m in opts.of(BeyondMetric):
         if not m.per_user:
-            value, n = finish(m, parts, opts.catalog)
-            summaries[m.label] = MetricSummary(m, value, "global", n)
+            total, n = finish(m, parts, opts.catalog)
+            summaries[m.label] = MetricSummary(m, total, "global", n)
             continue
         got = [p.per_user[m.label] for p in parts]
         users = got[0][0].append([g[0] for g in got[1:]]) if len(got) > 1 else got[0][0]
@@ -445,10 +448,8 @@ def merge_into(partials: Sequence[Any], opts: Any, summaries: dict[str, Any],
         extra.index.name = "user"
         frame = frame.join(extra, how="outer") if len(frame.columns) else extra
         frame = frame[[c for c in order if c in frame.columns]]
-        try:
+        with contextlib.suppress(TypeError):  # ids that do not order: keep them as they came
             frame = frame.sort_index()
-        except TypeError:  # ids that do not order: keep them as they came
-            pass
     settings = {
         "users_with_list": sum(p.counts["users_with_list"] for p in parts),
         "truth_users_without_list": sum(p.counts["truth_users_without_list"] for p in parts),

@@ -19,6 +19,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from receval import _beyond_engine as _beyond
 from receval._columns import Columns
 from receval._kernels import ranking as RK
 from receval._kernels import rating as QK
@@ -39,7 +40,6 @@ from receval.exceptions import (
     UndefinedMetricWarning,
     format_examples,
 )
-from receval import _beyond_engine as _beyond
 from receval.metrics import (
     BeyondMetric,
     GlobalMetric,
@@ -184,7 +184,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     recommended: dict[str, np.ndarray] = {}
     for _, metric in opts.of(ItemCoverage):
         recommended[metric.label] = _recommended_items(data, metric, opts.ties)
-    beyond = _beyond.run(data, opts) if opts.of(BeyondMetric) else None
+    beyond = _beyond.run(data, opts) if opts.of(BeyondMetric) or opts.train is not None \
+        else None
     counts["truth_users_with_recs"] = int(((data.truth_count() > 0)
                                            & (data.recs_count() > 0)).sum())
     return Partial(
@@ -591,6 +592,12 @@ def _global(metric: Metric, partials: Sequence[Partial], counts: dict[str, int],
     rec = pd.Index(np.unique(np.concatenate(
         [np.asarray(p.recommended[metric.label], dtype=object) if p.items.dtype == object
          else p.recommended[metric.label] for p in partials])))
+    if metric.over == "train":
+        if partials[0].beyond is None:
+            raise InvalidParameterError(f"{metric.label} needs evaluate(train=...)",
+                                        parameter="train")
+        return MetricSummary(metric, len(rec) / len(partials[0].beyond.train_items),
+                             "global", counts["n_recs"])
     if opts.catalog is None:
         catalog = _concat(p.items for p in partials).unique()
         if opts.train is not None and partials[0].beyond is not None:  # train + recommended

@@ -12,8 +12,16 @@ import numpy as np
 
 from receval._kernels._jit import njit, prange
 
-__all__ = ["COSINE", "COOCCURRENCE", "EUCLIDEAN", "JACCARD", "expected_unexpected",
-           "list_dissimilarity", "mean_similarity_to_history", "pair_similarity"]
+__all__ = [
+    "COOCCURRENCE",
+    "COSINE",
+    "EUCLIDEAN",
+    "JACCARD",
+    "expected_unexpected",
+    "list_dissimilarity",
+    "mean_similarity_to_history",
+    "pair_similarity",
+]
 
 COSINE, JACCARD, EUCLIDEAN, COOCCURRENCE = 0, 1, 2, 3
 

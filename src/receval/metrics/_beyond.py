@@ -10,7 +10,7 @@ library. Metrics that need no truth are computed over every user with a list.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from receval.exceptions import InvalidParameterError
 from receval.metrics._base import TIES, Metric, param
@@ -80,7 +80,7 @@ class _Similarity(BeyondMetric):
                                           else ("item_features",))))
 
 
-def _similarity(default: str = "cosine") -> object:
+def _similarity(default: str = "cosine") -> Any:
     return param(default, "item similarity: cosine or jaccard of item features, euclidean "
                  "distance of features, or cosine of co-occurrence counts in train "
                  "(c_ij / sqrt(c_i c_j), Microsoft Recommenders)", options=SIMILARITIES)
@@ -164,7 +164,7 @@ class Serendipity(_Similarity):
 
     name = "serendipity"
     display = "Serendipity"
-    needs = ("train", "truth")
+    needs: ClassVar[tuple[str, ...]] = ("train", "truth")
     bounds = (0.0, 1.0)
     summary = "share of the top k that is relevant and not expected"
     formula = "sum over the top k of rel * unexpected / |top k|"
@@ -194,7 +194,7 @@ class Unexpectedness(Serendipity):
 
     name = "unexpectedness"
     display = "Unexpectedness"
-    needs = ("train",)
+    needs: ClassVar[tuple[str, ...]] = ("train",)
     summary = "share of the top k not in the expected list"
     formula = "sum over the top k of unexpected / |top k|"
 
