@@ -236,3 +236,43 @@ def test_explain_lists() -> None:
     assert p.value == pytest.approx((3 + 1) / 2)
     with pytest.raises(InvalidParameterError):
         rv.explain("gini@3", ["a"], train=TRAIN)
+
+
+# -- against reference implementations (brute force, SciPy, scikit-learn) ----------------------
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None)
+@given(lists, st.integers(1, 5))
+def test_against_references(ls: list[list[int]], k: int) -> None:
+    from itertools import combinations
+
+    from scipy.stats import entropy
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    recs, truth, train = _frames(ls)
+    rng = np.random.default_rng(len(ls))
+    f = rng.random((10, 3))
+    feats = pd.DataFrame({"item": range(10), "a": f[:, 0], "b": f[:, 1], "c": f[:, 2]})
+    r = rv.evaluate(recs, truth, [f"diversity@{k}", f"personalization@{k}", f"gini@{k}",
+                                  f"entropy@{k}"], train=train, item_features=feats,
+                    catalog=range(10))
+    tops = [items[:k] for items in ls]
+    sim = cosine_similarity(f)
+    ild = [np.mean([1 - sim[a, b] for a, b in combinations(t, 2)]) for t in tops
+           if len(t) > 1]
+    assert r[f"diversity@{k}"] == pytest.approx(np.mean(ild) if ild else np.nan, nan_ok=True)
+    pairs = [len(set(x) & set(y)) / np.sqrt(len(x) * len(y)) for x, y in combinations(tops, 2)]
+    assert r[f"personalization@{k}"] == pytest.approx(1 - np.mean(pairs))
+    c = np.bincount([i for t in tops for i in t], minlength=10).astype(float)
+    mad = np.abs(c[:, None] - c[None, :]).sum() / (2 * 10 * c.sum())  # mean abs difference
+    assert r[f"gini@{k}"] == pytest.approx(mad)
+    assert r[f"entropy@{k}"] == pytest.approx(entropy(c[c > 0]))
+
+
+def test_catalog_coverage_over_train() -> None:
+    # distinct recommended a..e = 5; distinct training items a, b, c, d, f = 5 -> 1.0;
+    # default catalog = train + recommended = a..f = 6 -> 5/6
+    r = ev(["catalog_coverage(over=train)@3", "catalog_coverage@3"])
+    assert r["catalog_coverage(over=train)@3"] == pytest.approx(5 / 5)
+    assert r["catalog_coverage@3"] == pytest.approx(5 / 6)
+    with pytest.raises(InvalidParameterError, match="train"):
+        rv.evaluate(RECS, TRUTH, ["catalog_coverage(over=train)@3"])

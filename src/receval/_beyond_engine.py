@@ -22,19 +22,7 @@ from receval._kernels import beyond as BK
 from receval.data import Interactions
 from receval.data._side import read_features, train_ids
 from receval.exceptions import DataError, InvalidParameterError, format_examples
-from receval.metrics import (
-    BeyondMetric,
-    Diversity,
-    Entropy,
-    Gini,
-    LongTail,
-    LongTailCoverage,
-    Novelty,
-    Personalization,
-    Popularity,
-    Serendipity,
-    Unexpectedness,
-)
+from receval.metrics import _beyond as M
 
 __all__ = ["BeyondPartial", "finish", "run"]
 
@@ -71,7 +59,7 @@ class _Side:
     usable: np.ndarray
 
 
-def _check_inputs(metrics: Sequence[BeyondMetric], opts: Any) -> None:
+def _check_inputs(metrics: Sequence[M.BeyondMetric], opts: Any) -> None:
     for m in metrics:
         for need in m.inputs():
             if need == "truth":
@@ -176,7 +164,7 @@ def _popularity_of(side: _Side, kind: str) -> tuple[np.ndarray, float]:
     return side.pop_rows, float(side.n_train_rows)
 
 
-def _absent_error(metric: BeyondMetric, side: _Side, codes: np.ndarray) -> None:
+def _absent_error(metric: M.BeyondMetric, side: _Side, codes: np.ndarray) -> None:
     bad = pd.unique(side.items[codes[~side.in_train[codes]]])
     if len(bad):
         raise DataError(f"{metric.label}: {len(bad)} recommended items are absent from train "
@@ -185,12 +173,12 @@ def _absent_error(metric: BeyondMetric, side: _Side, codes: np.ndarray) -> None:
                         n_bad=len(bad), examples=list(bad[:5]))
 
 
-def _row_terms(metric: BeyondMetric, side: _Side, item: np.ndarray, rel: np.ndarray,
+def _row_terms(metric: M.BeyondMetric, side: _Side, item: np.ndarray, rel: np.ndarray,
                lists: _Lists, take: np.ndarray, pos: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
     """Per top-k row: the metric's term and whether the row counts (in the denominator)."""
     counts = np.ones(len(item), dtype=bool)
-    if isinstance(metric, Novelty):
+    if isinstance(metric, M.Novelty):
         pop, total = _popularity_of(side, metric.popularity)
         known = side.in_train[item]
         if metric.absent == "error":
@@ -202,19 +190,19 @@ def _row_terms(metric: BeyondMetric, side: _Side, item: np.ndarray, rel: np.ndar
         elif metric.absent == "skip":
             counts = known
         return term, counts
-    if isinstance(metric, Popularity):
+    if isinstance(metric, M.Popularity):
         pop, total = _popularity_of(side, metric.popularity)
         scale = {"count": 1.0, "max": float(pop.max(initial=0.0)) or 1.0,
                  "share": total or 1.0}[metric.scale]
         if metric.absent == "skip":
             counts = side.in_train[item]
         return pop[item] / scale, counts
-    if isinstance(metric, (LongTail, LongTailCoverage)):
+    if isinstance(metric, (M.LongTail, M.LongTailCoverage)):
         return _tail_mask(metric, side)[item].astype(np.float64), counts
     return _unexpected(metric, side, item, rel, lists, take, pos)
 
 
-def _tail_mask(metric: LongTail | LongTailCoverage, side: _Side) -> np.ndarray:
+def _tail_mask(metric: M.LongTail | M.LongTailCoverage, side: _Side) -> np.ndarray:
     train = np.flatnonzero(side.in_train)
     ids = np.arange(len(train))  # train codes sorted by id order of side.items
     order_id = np.argsort(np.asarray(side.items[train].astype(str)) if
@@ -236,10 +224,10 @@ def _tail_mask(metric: LongTail | LongTailCoverage, side: _Side) -> np.ndarray:
     return tail
 
 
-def _unexpected(metric: BeyondMetric, side: _Side, item: np.ndarray, rel: np.ndarray,
+def _unexpected(metric: M.BeyondMetric, side: _Side, item: np.ndarray, rel: np.ndarray,
                 lists: _Lists, take: np.ndarray, pos: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
-    assert isinstance(metric, Serendipity)
+    assert isinstance(metric, M.Serendipity)
     starts = np.cumsum(take) - take
     out = np.zeros(len(item))
     if metric.expected == "popular":
@@ -258,7 +246,7 @@ def _unexpected(metric: BeyondMetric, side: _Side, item: np.ndarray, rel: np.nda
         BK.mean_similarity_to_history(starts, take, item, side.h_starts, side.h_ends,
                                       side.h_item, side.usable, mode, feats, keys, vals,
                                       len(side.items), out)
-    if not isinstance(metric, Unexpectedness):
+    if not isinstance(metric, M.Unexpectedness):
         out = out * rel
     counts = ~np.isnan(out)
     return np.nan_to_num(out), counts
@@ -273,7 +261,7 @@ def _similarity_inputs(side: _Side, mode: int, item: np.ndarray
     return np.zeros(1, dtype=np.int64), np.zeros(1), np.ascontiguousarray(feats)
 
 
-def _diversity(metric: Diversity, side: _Side, item: np.ndarray, take: np.ndarray
+def _diversity(metric: M.Diversity, side: _Side, item: np.ndarray, take: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
     mode = _MODES[metric.similarity]
     keys, vals, feats = _similarity_inputs(side, mode, item)
@@ -286,7 +274,7 @@ def _diversity(metric: Diversity, side: _Side, item: np.ndarray, take: np.ndarra
     return total, den.astype(np.float64)
 
 
-def _features_missing(metrics: Sequence[BeyondMetric], side: _Side, item: np.ndarray,
+def _features_missing(metrics: Sequence[M.BeyondMetric], side: _Side, item: np.ndarray,
                       policy: str) -> int:
     """Recommended items without features: an error, or a count of skipped items."""
     if not any("item_features" in m.inputs() for m in metrics):
@@ -302,7 +290,7 @@ def _features_missing(metrics: Sequence[BeyondMetric], side: _Side, item: np.nda
 
 def run(data: Interactions, opts: Any) -> BeyondPartial:
     """Compute every requested beyond-accuracy metric over the users with a list."""
-    metrics = [m for _, m in opts.of(BeyondMetric)]
+    metrics = [m for _, m in opts.of(M.BeyondMetric)]
     _check_inputs(metrics, opts)
     in_recs = data.recs_count() > 0
     users = np.flatnonzero(in_recs)
@@ -326,7 +314,7 @@ def run(data: Interactions, opts: Any) -> BeyondPartial:
         if not m.per_user:
             _global_state(m, side, item, take, out)
             continue
-        if isinstance(m, Diversity):
+        if isinstance(m, M.Diversity):
             num, den = _diversity(m, side, item, take)
         else:
             rel = lists.lists.rel[pos].astype(np.float64)
@@ -334,9 +322,9 @@ def run(data: Interactions, opts: Any) -> BeyondPartial:
             num = np.bincount(row_user, weights=term * counts, minlength=len(users))
             den = np.bincount(row_user, weights=counts.astype(np.float64),
                               minlength=len(users))
-            if isinstance(m, LongTailCoverage):
+            if isinstance(m, M.LongTailCoverage):
                 den = (take > 0).astype(np.float64)
-        if isinstance(m, Serendipity) and not isinstance(m, Unexpectedness):
+        if isinstance(m, M.Serendipity) and not isinstance(m, M.Unexpectedness):
             den = np.where(has_truth, den, 0.0)
             num = np.where(has_truth, num, 0.0)
         value = np.full(len(users), np.nan)
@@ -345,11 +333,11 @@ def run(data: Interactions, opts: Any) -> BeyondPartial:
     return out
 
 
-def _global_state(m: BeyondMetric, side: _Side, item: np.ndarray, take: np.ndarray,
+def _global_state(m: M.BeyondMetric, side: _Side, item: np.ndarray, take: np.ndarray,
                   out: BeyondPartial) -> None:
     counts = np.bincount(item, minlength=len(side.items)).astype(np.float64)
     hit = np.flatnonzero(counts)
-    if isinstance(m, Personalization):
+    if isinstance(m, M.Personalization):
         w_user = (1.0 / np.sqrt(np.maximum(take, 1)) if m.overlap == "cosine"
                   else np.full(len(take), 1.0 / math.sqrt(m.k or max(int(take.max(initial=1)), 1))))
         w = np.repeat(w_user, take)
@@ -368,11 +356,11 @@ def _add(series: Sequence[pd.Series]) -> pd.Series:
     return pd.concat(series).groupby(level=0).sum()
 
 
-def finish(metric: BeyondMetric, partials: Sequence[BeyondPartial], catalog: Any
+def finish(metric: M.BeyondMetric, partials: Sequence[BeyondPartial], catalog: Any
            ) -> tuple[float, int]:
     """The global value of one metric over every partition, and its number of users."""
     n_users = sum(p.counts["users_with_list"] for p in partials)
-    if isinstance(metric, Personalization):
+    if isinstance(metric, M.Personalization):
         parts = [p.personal[metric.label] for p in partials]
         a, b = _add([x[0] for x in parts]), _add([x[1] for x in parts])
         u = sum(x[2] for x in parts)
@@ -383,7 +371,7 @@ def finish(metric: BeyondMetric, partials: Sequence[BeyondPartial], catalog: Any
             overlap = min(max(overlap, 0.0), 1.0)
         return 1.0 - overlap, u
     counts = _add([p.exposure[metric.label] for p in partials])
-    if isinstance(metric, Gini):
+    if isinstance(metric, M.Gini):
         c = counts.to_numpy()
         if metric.items == "catalog":
             cat = _catalog(catalog, partials, counts)
@@ -395,7 +383,7 @@ def finish(metric: BeyondMetric, partials: Sequence[BeyondPartial], catalog: Any
         if m <= 0 or c.sum() == 0:
             return float("nan"), n_users
         return float(np.sum((2 * j - n - 1) * c) / (m * c.sum())), n_users
-    assert isinstance(metric, Entropy)
+    assert isinstance(metric, M.Entropy)
     p = counts.to_numpy() / counts.sum()
     h = float(-(p * np.log(p)).sum())
     if metric.base is not None:
@@ -425,7 +413,7 @@ def merge_into(partials: Sequence[Any], opts: Any, summaries: dict[str, Any],
 
     parts: list[BeyondPartial] = [p.beyond for p in partials if p.beyond is not None]
     cols: dict[str, pd.Series] = {}
-    for _, m in opts.of(BeyondMetric):
+    for _, m in opts.of(M.BeyondMetric):
         if not m.per_user:
             total, n = finish(m, parts, opts.catalog)
             summaries[m.label] = MetricSummary(m, total, "global", n)
