@@ -40,8 +40,9 @@ _MSR = {
                                    "serendipity(item_sim_measure='item_feature_vector') "
                                    "@{k}"),),
                         note="serendipity without a relevance column: every item relevant"),
-    "item_coverage": R("catalog_coverage@{k}", "catalog_coverage",
-                       note="over the training items: give catalog= the training items"),
+    "item_coverage": R("catalog_coverage@{k}", "catalog_coverage", {"over": "train"},
+                       note="distinct recommended items / distinct training items: a "
+                            "recommended item outside train counts, so it can exceed 1"),
     "distributional_coverage": R("distributional_coverage@{k}",
                                  "distributional_coverage"),
 }
@@ -89,9 +90,6 @@ BEYOND_RULES: Mapping[str, Mapping[str, MetricRule]] = {
 #: Preset name -> the beyond-accuracy behaviours receval does not copy (each tested).
 BEYOND_DIFFERENCES: Mapping[str, tuple[str, ...]] = {
     "ms_recommenders": (
-        "catalog_coverage counts recommended items absent from train in its numerator and "
-        "divides by the training items, so it can exceed 1; receval with catalog= the "
-        "training items refuses a recommended item outside the catalog (DataError)",
         "serendipity with a relevance column averages over every user with a training row, "
         "a user without truth scoring 0; receval's serendipity needs truth and leaves that "
         "user out",

@@ -35,6 +35,7 @@ MSR_METRICS = {
     "serendipity": ("serendipity_cooc_truth", "user_serendipity_cooc_truth"),
     "serendipity(similarity=cosine)": ("serendipity_feat_truth", "user_serendipity_feat_truth"),
     "distributional_coverage": ("distributional_coverage", None),
+    "catalog_coverage": ("catalog_coverage", None),
 }
 EVIDENTLY_METRICS = {
     "novelty": "novelty", "diversity": "diversity", "popularity": "arp",
@@ -119,20 +120,22 @@ def test_preset_reproduces_the_library(path: Any, check: Any) -> None:
         check(case)
 
 
-def test_difference_catalog_coverage_of_items_outside_train() -> None:
-    """Difference (ms_recommenders, evidently): edge-mixed recommends item 6, which is not in
-    train. MS Recommenders' catalog_coverage divides the 6 distinct recommended items by the
-    5 training items: 1.2; Evidently counts only the recommended items that are in train:
-    5/5. receval with catalog= the training items refuses a recommended item outside the
-    catalog (DataError) rather than give either number."""
+def test_catalog_coverage_of_items_outside_train() -> None:
+    """edge-mixed recommends item 6, which is not in train. MS Recommenders'
+    catalog_coverage divides the 6 distinct recommended items by the 5 training items, 1.2,
+    and the ms_recommenders preset (``over='train'``) gives 1.2. Difference (evidently):
+    Evidently counts only the recommended items that are in train, 5/5; receval with
+    catalog= the training items refuses a recommended item outside the catalog (DataError)
+    rather than drop it."""
     msr = next(c for c in _stored(MSR) if c["name"] == "edge-mixed")
     evidently = next(c for c in _stored(EVIDENTLY) if c["name"] == "edge-mixed")
     assert msr["msr"]["3"]["catalog_coverage"] == 1.2
+    ours = evaluate(msr, ["catalog_coverage@3"], "ms_recommenders")
+    assert math.isclose(ours[ours.labels[0]], 1.2)
     assert evidently["evidently"]["3"]["report"]["coverage"] == 1.0
     train_items = sorted({i for _, i in msr["train"]})
-    for convention in ("ms_recommenders", "evidently"):
-        with pytest.raises(DataError, match="not in catalog"):
-            evaluate(msr, ["catalog_coverage@3"], convention, catalog=train_items)
+    with pytest.raises(DataError, match="not in catalog"):
+        evaluate(msr, ["catalog_coverage@3"], "evidently", catalog=train_items)
 
 
 def test_difference_msr_serendipity_of_users_without_truth() -> None:
