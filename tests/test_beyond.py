@@ -276,3 +276,37 @@ def test_catalog_coverage_over_train() -> None:
     assert r["catalog_coverage@3"] == pytest.approx(5 / 6)
     with pytest.raises(InvalidParameterError, match="train"):
         rv.evaluate(RECS, TRUTH, ["catalog_coverage(over=train)@3"])
+
+
+def test_gini_catalog_without_train_is_truth_and_recs() -> None:
+    # no train: catalog = truth + recommended items = a..e (truth adds none here) plus the
+    # truth-only item "z" -> c = 0 (z), 1 (d), 1 (e), 2, 2, 2 over 6 items
+    truth = pd.concat([TRUTH, pd.DataFrame({"user": [4], "item": ["z"]})])
+    r = rv.evaluate(RECS, truth, ["gini@3"])
+    c = np.array([0, 1, 1, 2, 2, 2.0])
+    j = np.arange(1, 7)
+    assert r["gini@3"] == pytest.approx(((2 * j - 7) * c).sum() / (6 * 8))
+
+
+@pytest.mark.parametrize("buckets", [1, 3])
+def test_buckets_equal_in_memory(tmp_path: object, buckets: int) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path))
+    rng = np.random.default_rng(3)
+    recs = pd.DataFrame({"user": np.repeat(np.arange(60), 4),
+                         "item": rng.integers(0, 6, 240), "score": rng.random(240)})
+    recs = recs.drop_duplicates(["user", "item"])
+    truth = recs.groupby("user").head(1)[["user", "item"]].iloc[:50]
+    recs.to_parquet(path / "recs.parquet", index=False)
+    truth.to_parquet(path / "truth.parquet", index=False)
+    train = pd.DataFrame({"user": rng.integers(0, 80, 200), "item": rng.integers(0, 7, 200)})
+    feats = pd.DataFrame({"item": range(7), "x": rng.random(7), "y": rng.random(7)})
+    ms = ["novelty@3", "diversity@3", "personalization@3", "gini@3", "entropy@3",
+          "serendipity@3", "aplt@3", "catalog_coverage@3"]
+    ref = rv.evaluate(recs, truth, ms, train=train, item_features=feats)
+    ev = rv.evaluate(str(path / "recs.parquet"), str(path / "truth.parquet"), ms,
+                     train=train, item_features=feats, buckets=buckets, progress=False)
+    for m in ms:
+        assert ev[m] == pytest.approx(ref[m])
+    pd.testing.assert_frame_equal(ev.per_user, ref.per_user)

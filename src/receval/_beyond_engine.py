@@ -39,6 +39,7 @@ class BeyondPartial:
     personal: dict[str, tuple[pd.Series, pd.Series, int]]
     train_items: pd.Index
     counts: dict[str, int] = field(default_factory=dict)
+    seen_items: pd.Index = field(default_factory=lambda: pd.Index([]))  # truth + recs
 
 
 @dataclass
@@ -298,10 +299,11 @@ def run(data: Interactions, opts: Any) -> BeyondPartial:
     side = _side(data, opts, users, need_feats)
     ids = data.user_ids[users]
     has_truth = (data.truth_count() > 0)[users]
-    out = BeyondPartial({}, {}, {}, side.items[side.in_train], {
+    out = BeyondPartial({}, {}, {}, side.items[side.in_train], seen_items=data.item_ids,
+                        counts={
         "users_with_list": len(users),
         "truth_users_without_list": int(((data.truth_count() > 0) & ~in_recs).sum()),
-        "items_without_features": 0})
+        "items_without_features": 0, "train_given": int(opts.train is not None)})
     by_policy: dict[str, _Lists] = {}
     for m in metrics:
         policy = m.ties or opts.ties
@@ -393,11 +395,18 @@ def finish(metric: M.BeyondMetric, partials: Sequence[BeyondPartial], catalog: A
     return h, n_users
 
 
+def _train_given(partials: Sequence[BeyondPartial]) -> bool:
+    """Whether the partials were computed with ``train=``."""
+    return bool(partials[0].counts.get("train_given", 0))
+
+
 def _catalog(catalog: Any, partials: Sequence[BeyondPartial], counts: pd.Series) -> pd.Index:
     if catalog is not None:
         cat = pd.Index(pd.unique(pd.Series(list(catalog))))
-    else:
+    elif _train_given(partials):
         cat = partials[0].train_items.append(counts.index).unique()
+    else:  # as item coverage: every item of the truth and the recommendations
+        cat = partials[0].seen_items.append([p.seen_items for p in partials[1:]]).unique()
     outside = counts.index[~counts.index.isin(cat)]
     if len(outside):
         raise DataError(f"{len(outside)} recommended items are not in catalog (e.g. "
