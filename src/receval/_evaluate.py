@@ -22,6 +22,7 @@ from receval.data._buckets import (
 )
 from receval.data._build import DUPLICATE_POLICIES, TIE_POLICIES
 from receval.data._encode import ID_CASTS
+from receval.data._spark import is_spark_frame
 from receval.exceptions import EmptyInputError, InvalidParameterError
 from receval.metrics import Metric, parse
 
@@ -180,6 +181,10 @@ def evaluate(
         truth_scope=truth_scope, score_precision=score_precision,
         catalog=catalog, duplicates=duplicates, negative_grades=negative_grades,
         id_cast=id_cast, strict=strict)
+    if is_spark_frame(recs) or is_spark_frame(truth):
+        from receval.spark import evaluate_spark
+
+        return evaluate_spark(recs, truth, opts, buckets=buckets)
     if is_parquet_source(recs) and is_parquet_source(truth):
         if buckets is None and _parquet_rows(recs) + _parquet_rows(truth) > 3 * ROWS_PER_BUCKET:
             buckets = "auto"
