@@ -76,9 +76,10 @@ def _tagged(frame: Any, cols: dict[str, str], side: int, prefix: str, kind: str,
 
 @contextlib.contextmanager
 def _pyspark_notes_ignored() -> Iterator[None]:
-    """pyspark's own deprecation notes about its pandas support (pyspark 3.5 checks the
-    pandas version with distutils' LooseVersion and warns on pandas 3); receval's
-    warnings are emitted after the job, outside this block.
+    """Ignore pyspark's own deprecation notes about its pandas support.
+
+    pyspark 3.5 checks the pandas version with distutils' LooseVersion and warns on pandas 3;
+    receval's own warnings are emitted after the job, outside this block.
     """
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=DeprecationWarning)
