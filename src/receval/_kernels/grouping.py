@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from receval._kernels._jit import n_chunks, njit, prange, use_parallel
+from receval._kernels._jit import n_chunks, njit, prange, readonly, use_parallel
 
 __all__ = [
     "count_in_groups",
@@ -109,6 +109,7 @@ def gather_relevance(idx: np.ndarray, t_rel: np.ndarray, t_grade: np.ndarray
     """Relevance (0/1) and grade (0 unless relevant) of each row matched to truth row ``idx``."""
     rel = np.empty(len(idx), dtype=np.uint8)
     grade = np.empty(len(idx), dtype=np.float64)
+    idx, t_rel, t_grade = readonly(idx), readonly(t_rel), readonly(t_grade)
     if use_parallel(len(idx)):
         _gather_parallel(idx, t_rel, t_grade, rel, grade, n_chunks(len(idx) // 4096 + 1))
     else:
@@ -422,7 +423,8 @@ def group_rows(code: np.ndarray, n_codes: int, item: np.ndarray, value: np.ndarr
     code, item = code.astype(dtype, copy=False), item.astype(dtype, copy=False)
     out_code = np.empty(n, dtype=dtype)
     out_i = np.empty(n, dtype=dtype)
-    vals = value if value is not None else np.empty(0, dtype=np.float64)
+    vals = readonly(value if value is not None else np.empty(0, dtype=np.float64))
+    code, item = readonly(code), readonly(item)
     out_f = np.empty(len(vals), dtype=np.float64)
     if use_parallel(n):
         chunks = max(1, numba.get_num_threads())
