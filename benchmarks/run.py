@@ -462,8 +462,8 @@ def report(payload: dict[str, Any], markdown: bool) -> str:
                 f"--budget {payload['args']['budget']:.0f} s).", ""]
     out.append(tabulate(table_rows(results), headers=HEADERS,
                         tablefmt="pipe" if markdown else "simple", disable_numparse=True,
-                        colalign=("right", "left", "left", "left", "right", "right", "right", "right",
-                                  "right", "right")))
+                        colalign=("right", "left", "left", "left", "right", "right",
+                                  "right", "right", "right", "right")))
     notes = []
     notes += lower_bound_lines(results)
     for users, extra in sorted(payload["internal"].items(), key=_where_key):
@@ -512,7 +512,8 @@ def main(argv: list[str] | None = None) -> int:
     libs, skipped = select_libraries(args.anchors)
     payload: dict[str, Any] = {
         "machine": machine(libs), "libraries": [lib.name for lib in libs],
-        "args": {"sizes": args.size_list, "rows": args.rows_list, "repeat": args.repeat, "budget": args.budget,
+        "args": {"sizes": args.size_list, "rows": args.rows_list, "repeat": args.repeat,
+                 "budget": args.budget,
                  "regimes": args.regime_list, "max_seconds": args.max_seconds,
                  "max_mem_gb": args.max_mem_gb},
         "results": [], "agreement": {}, "internal": {}, "skipped": skipped, "failures": []}

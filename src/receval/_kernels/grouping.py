@@ -16,13 +16,13 @@ __all__ = [
     "count_in_groups",
     "counting_order",
     "gather_relevance",
-    "group_rows",
     "group_argsort_desc",
+    "group_rows",
     "match_in_groups",
     "order_in_groups",
     "ranked_within_groups",
-    "sort_items_in_groups",
     "sort_groups_desc",
+    "sort_items_in_groups",
 ]
 
 
@@ -177,9 +177,11 @@ def sort_groups_desc(off: np.ndarray, values: np.ndarray) -> np.ndarray:
 @njit()
 def _order_range(g0: int, g1: int, off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray,
                  rel: np.ndarray, grade: np.ndarray, item: np.ndarray, top: int) -> None:
-    """Put each group's rows in order in place: ``key`` descending, ``tiebreak`` ascending,
-    then row order. With ``top > 0`` only the first ``top`` places of a group are ordered
-    (a stable selection); the rest of the group follows in an unspecified order.
+    """Put each group's rows in order in place.
+
+    ``key`` descending, ``tiebreak`` ascending, then row order. With ``top > 0`` only the
+    first ``top`` places of a group are ordered (a stable selection); the rest of the group
+    follows in an unspecified order.
     """
     width = 0
     for g in range(g0, g1):

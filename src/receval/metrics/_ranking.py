@@ -264,9 +264,10 @@ class AveragePrecision(RankingMetric):
     recommended items within k) (LensKit), ``k`` = k (DaisyRec). Without ``@k`` the sum runs
     over the whole list and the default ``min_k_relevant`` has no k to cap ``|R|``: whole-list
     AP divides by ``|R|`` (Buckley & Voorhees's non-interpolated AP, trec_eval's ``map``);
-    ``min_relevant_list`` gives ``min(|R|, n)`` and ``k`` gives the list length ``n``. With ``positions='all'`` (and ``denominator='k'``) every place counts, not only
-    the hits: ``AP@k = (1/k) sum_{i<=k} P@i`` (Elliot's MAP; a place beyond the end of a
-    short list has ``P@i = hits / i``).
+    ``min_relevant_list`` gives ``min(|R|, n)`` and ``k`` gives the list length ``n``. With
+    ``positions='all'`` (and ``denominator='k'``) every place counts, not only the hits:
+    ``AP@k = (1/k) sum_{i<=k} P@i`` (Elliot's MAP; a place beyond the end of a short list has
+    ``P@i = hits / i``).
     """
 
     name = "ap"
