@@ -32,6 +32,7 @@ from anchors import ADAPTERS, ANCHORS, Adapter, version_of
 HERE = Path(__file__).resolve().parent
 DEFAULT_GEN = Path(__file__).resolve().parents[2] / "shared/bench/gen.py"
 REGIMES = ("cold", "warm", "repeat")
+ROWS = ("ordered", "shuffled")
 TOLERANCE = 1e-9
 FIELDS = ("build_s", "compute_s", "e2e_s", "peak_mb")
 
@@ -67,6 +68,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--data-dir", type=Path, default=HERE / "data",
                     help="where the generated Parquet files live; existing ones are reused "
                          "(default: benchmarks/data/)")
+    ap.add_argument("--rows", default="ordered,shuffled",
+                    help="row orders to measure: 'ordered' (the generated files: grouped by "
+                         "user, best score first) and/or 'shuffled' (the same rows, both "
+                         "tables in a random order, seed 0) (default: %(default)s)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="samples per regime, medians reported (default: %(default)s)")
     ap.add_argument("--anchors", default=None,
@@ -95,7 +100,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.worker is None:
         args.size_list = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
         args.regime_list = [r.strip() for r in args.regimes.split(",") if r.strip()]
+        args.rows_list = [r.strip() for r in args.rows.split(",") if r.strip()]
         bad = [r for r in args.regime_list if r not in REGIMES]
+        bad += [r for r in args.rows_list if r not in ROWS]
         if bad or args.repeat < 1:
             ap.error(f"bad --regimes {bad} or --repeat {args.repeat}")
     return args
@@ -104,7 +111,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def select_libraries(anchors: str | None) -> tuple[list[Adapter], list[dict[str, str]]]:
     """receval, its nDCG@10-only run and the lower bounds, then the anchors that can run."""
     libs = [ADAPTERS[n] for n in ("receval", "receval[ndcg@10]", "lower-bound",
-                                  "lower-bound[no-sort]")]
+                                  "lower-bound[no-sort]", "lower-bound[counting]")]
     skipped = []
     if anchors is None:
         names = ANCHORS
@@ -136,6 +143,23 @@ def ensure_data(gen: Path, data_dir: Path, users: int) -> dict[str, str]:
         subprocess.run([sys.executable, str(gen), "--users", str(users), "--out", str(out)],
                        check=True, stdout=sys.stderr)
     return {"recs": str(recs), "truth": str(truth)}
+
+
+def shuffled_data(data: dict[str, str]) -> dict[str, str]:
+    """The same rows in a random order (seed 0), written once next to the ordered files."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    out = {}
+    for name, path in data.items():
+        target = Path(path).with_name(f"{name}-shuffled.parquet")
+        if not target.exists():
+            table = pq.read_table(path)
+            perm = np.random.default_rng(0).permutation(table.num_rows)
+            pq.write_table(table.take(perm), target)
+            log(f"wrote {target}")
+        out[name] = str(target)
+    return out
 
 
 # --- workers -------------------------------------------------------------------------------------
@@ -339,21 +363,23 @@ def fmt_s(x: float | None) -> str:
 
 
 def table_rows(results: list[dict[str, Any]]) -> list[list[str]]:
-    base = {(r["users"], r["regime"]): r["e2e_s"] for r in results if r["library"] == "receval"}
+    base = {(r["users"], r.get("rows", "ordered"), r["regime"]): r["e2e_s"]
+            for r in results if r["library"] == "receval"}
     rows = []
     for r in results:
         no_build = type(ADAPTERS[r["library"]]).build is Adapter.build
-        ref = base.get((r["users"], r["regime"]))
+        ref = base.get((r["users"], r.get("rows", "ordered"), r["regime"]))
         ratio = "—" if ref is None or r["library"] == "receval" else f"{ref / r['e2e_s']:.3g}"
         # later calls in a process reuse the heap the first call left: no fair peak for them
         peak = "—" if r["regime"] == "repeat" else f"{r['peak_mb']:.0f}"
-        rows.append([size_label(r["users"]), r["library"], r["regime"], str(r["n"]),
+        rows.append([size_label(r["users"]), r.get("rows", "ordered"), r["library"],
+                     r["regime"], str(r["n"]),
                      "—" if no_build else fmt_s(r["build_s"]), fmt_s(r["compute_s"]),
                      fmt_s(r["e2e_s"]), peak, ratio])
     return rows
 
 
-HEADERS = ["users", "library", "regime", "n", "build s", "compute s", "end-to-end s",
+HEADERS = ["users", "rows", "library", "regime", "n", "build s", "compute s", "end-to-end s",
            "peak MB", "receval ÷ other"]
 
 
@@ -383,21 +409,39 @@ def machine(libs: list[Adapter]) -> dict[str, Any]:
 
 
 def lower_bound_lines(results: list[dict[str, Any]]) -> list[str]:
-    e2e = {(r["users"], r["library"], r["regime"]): r["e2e_s"] for r in results}
+    e2e = {(r["users"], r.get("rows", "ordered"), r["library"], r["regime"]): r["e2e_s"]
+           for r in results}
     lines = []
-    for users in sorted({r["users"] for r in results}):
-        parts = [f"{name} ÷ {bound} = {e2e[(users, name, 'repeat')] / e2e[key]:.2f}"
-                 for bound in ("lower-bound", "lower-bound[no-sort]")
-                 if (key := (users, bound, "repeat")) in e2e
-                 for name in ("receval", "receval[ndcg@10]") if (users, name, "repeat") in e2e]
+    for users, rows in sorted({(r["users"], r.get("rows", "ordered")) for r in results}):
+        parts = [f"{name} ÷ {bound} = {e2e[(users, rows, name, 'repeat')] / e2e[key]:.2f}"
+                 for bound in ("lower-bound", "lower-bound[no-sort]", "lower-bound[counting]")
+                 if (key := (users, rows, bound, "repeat")) in e2e
+                 for name in ("receval", "receval[ndcg@10]")
+                 if (users, rows, name, "repeat") in e2e]
+        ordered = e2e.get((users, "ordered", "receval", "repeat"))
+        if rows == "shuffled" and ordered and (users, rows, "receval", "repeat") in e2e:
+            parts.append(f"receval shuffled ÷ receval ordered = "
+                         f"{e2e[(users, rows, 'receval', 'repeat')] / ordered:.2f}")
         if parts:
-            lines.append(f"{size_label(users)} (repeat, end to end): " + "; ".join(parts))
+            lines.append(f"{size_label(users)}, {rows} rows (repeat, end to end): "
+                         + "; ".join(parts))
     return lines
 
 
 def _load(meta: dict[str, Any]) -> str:
     got = [meta.get(k) for k in ("loadavg_at_start", "loadavg_at_end")]
     return " → ".join(f"{v[0]:.1f}" for v in got if v) or "unknown"
+
+
+def _where(key: str) -> str:
+    """``"100000/shuffled"`` (or an older file's ``"100000"``) as ``100k, shuffled rows``."""
+    users, _, rows = key.partition("/")
+    return f"{size_label(int(users))}, {rows or 'ordered'} rows"
+
+
+def _where_key(item: tuple[str, Any]) -> tuple[int, str]:
+    users, _, rows = item[0].partition("/")
+    return int(users), rows
 
 
 def report(payload: dict[str, Any], markdown: bool) -> str:
@@ -418,28 +462,28 @@ def report(payload: dict[str, Any], markdown: bool) -> str:
                 f"--budget {payload['args']['budget']:.0f} s).", ""]
     out.append(tabulate(table_rows(results), headers=HEADERS,
                         tablefmt="pipe" if markdown else "simple", disable_numparse=True,
-                        colalign=("right", "left", "left", "right", "right", "right", "right",
-                                  "right", "right")))
+                        colalign=("right", "left", "left", "left", "right", "right",
+                                  "right", "right", "right", "right")))
     notes = []
     notes += lower_bound_lines(results)
-    for users, extra in sorted(payload["internal"].items(), key=lambda kv: int(kv[0])):
+    for users, extra in sorted(payload["internal"].items(), key=_where_key):
         if "internal_build_s" in extra:
-            notes.append(f"{size_label(int(users))}: receval's input stage alone "
+            notes.append(f"{_where(users)}: receval's input stage alone "
                          f"(receval.data.prepare: validate, encode ids, group, join; part of "
                          f"its compute) = {fmt_s(extra['internal_build_s'])} s")
-    for users, by_lib in sorted(payload["agreement"].items(), key=lambda kv: int(kv[0])):
+    for users, by_lib in sorted(payload["agreement"].items(), key=_where_key):
         for name, a in by_lib.items():
             if a["agree"]:
-                notes.append(f"{size_label(int(users))} {name}: agree ({a['checked']} metric "
+                notes.append(f"{_where(users)} {name}: agree ({a['checked']} metric "
                              f"mean{'s' * (a['checked'] != 1)}, max |diff| "
                              f"{a['max_abs_diff']:.1e})")
             elif a["float32_level"]:
-                notes.append(f"{size_label(int(users))} {name}: differs by more than "
+                notes.append(f"{_where(users)} {name}: differs by more than "
                              f"{TOLERANCE:.0e} on {len(a['diffs'])} of {a['checked']} metric "
                              f"means, all within float32 precision (max |diff| "
                              f"{a['max_abs_diff']:.1e})")
             else:
-                notes.append(f"{size_label(int(users))} {name}: DIFFER on "
+                notes.append(f"{_where(users)} {name}: DIFFER on "
                              f"{len(a['diffs'])} of {a['checked']} (max |diff| "
                              f"{a['max_abs_diff']:.1e}): " + ", ".join(
                                  f"{m} {d['value']:.10g} vs {d['receval_metric']} "
@@ -468,22 +512,27 @@ def main(argv: list[str] | None = None) -> int:
     libs, skipped = select_libraries(args.anchors)
     payload: dict[str, Any] = {
         "machine": machine(libs), "libraries": [lib.name for lib in libs],
-        "args": {"sizes": args.size_list, "repeat": args.repeat, "budget": args.budget,
+        "args": {"sizes": args.size_list, "rows": args.rows_list, "repeat": args.repeat,
+                 "budget": args.budget,
                  "regimes": args.regime_list, "max_seconds": args.max_seconds,
                  "max_mem_gb": args.max_mem_gb},
         "results": [], "agreement": {}, "internal": {}, "skipped": skipped, "failures": []}
     previous: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="receval-bench-numba-") as cache_root:
         runner = Runner(args, Path(cache_root))
-        for users in args.size_list:
+        for users, rows in ((u, r) for u in args.size_list for r in args.rows_list):
             data = ensure_data(args.gen, args.data_dir, users)
-            log(f"== {size_label(users)} users")
+            if rows == "shuffled":
+                data = shuffled_data(data)
+            where = f"{size_label(users)}/{rows}"
+            log(f"== {size_label(users)} users, {rows} rows")
             done: list[tuple[Adapter, dict[str, Any]]] = []
             for lib in libs:
-                why = too_big(lib, previous.get(lib.name), users, args)
+                if rows not in lib.rows:
+                    continue
+                why = too_big(lib, previous.get(f"{lib.name}/{rows}"), users, args)
                 if why:
-                    skipped.append({"library": lib.name, "size": size_label(users),
-                                    "reason": why})
+                    skipped.append({"library": lib.name, "size": where, "reason": why})
                     log(f"  [{size_label(users)}] skip {lib.name}: {why}")
                     continue
                 try:
@@ -491,20 +540,22 @@ def main(argv: list[str] | None = None) -> int:
                 except WorkerError as exc:
                     payload["failures"].append({"library": lib.name, "users": users,
                                                 "error": str(exc)})
-                    skipped.append({"library": lib.name, "size": size_label(users),
+                    skipped.append({"library": lib.name, "size": where,
                                     "reason": f"failed: {str(exc).splitlines()[0]}"})
                     log(f"  [{size_label(users)}] {lib.name} FAILED: {exc}")
                     continue
-                previous[lib.name] = {"users": users, "samples": measured["samples"],
-                                      "rss_mb": max(measured["rss_mb"], default=0.0)}
-                payload["results"] += summarise(users, lib, measured)
+                previous[f"{lib.name}/{rows}"] = {
+                    "users": users, "samples": measured["samples"],
+                    "rss_mb": max(measured["rss_mb"], default=0.0)}
+                payload["results"] += [{**r, "rows": rows}
+                                       for r in summarise(users, lib, measured)]
                 if measured["extra"]:
-                    payload["internal"][str(users)] = measured["extra"]
+                    payload["internal"][f"{users}/{rows}"] = measured["extra"]
                 done.append((lib, measured))
             checked = [(lib, m) for lib, m in done if lib.name != "receval" and m["values"]]
             if checked:
                 ref = runner.reference(data, reference_labels([lib for lib, _ in checked]))
-                payload["agreement"][str(users)] = {
+                payload["agreement"][f"{users}/{rows}"] = {
                     lib.name: agreement(lib, m["values"], ref) for lib, m in checked}
     payload["wall_s"] = time.perf_counter() - t_start
     if hasattr(os, "getloadavg"):

@@ -64,7 +64,8 @@ lists what it has.
   recommended rows only: `truth_scope='recommended'`).
 - **AP denominator**: |R| (trec_eval, ranx), min(k, |R|) (RecBole, RePlay, MS Recommenders
   `map_at_k`), min(|R|, list length) (LensKit), the hits (torchmetrics), the relevant rows
-  supplied (Evidently), or Elliot's mean of P@i over every place.
+  supplied (Evidently), or Elliot's mean of P@i over every place. receval's own default is
+  min(k, |R|) for `map@k` and |R| for `map` without a cutoff (trec_eval's `map`).
 - **Precision** divides by k (padding a short list with misses) or by the list length
   within k (LensKit, Evidently); **recall** by |R|, by min(k, |R|) (LensKit) or by the
   relevant rows supplied.

@@ -135,8 +135,8 @@ def ap(grades: Grades, rel: Grades, k: int | None, denominator: str = "min_k_rel
     for i, g in enumerate(top(grades, k), start=1):
         if positions == "relevant" and is_relevant(g):
             total += precision(grades, rel, i)
-    if denominator == "min_k_relevant":
-        d = min(nominal_k(grades, k), len(rel))
+    if denominator == "min_k_relevant":  # without a cutoff: |R| (k unbounded)
+        d = len(rel) if k is None else min(k, len(rel))
     elif denominator == "relevant":
         d = len(rel)
     elif denominator == "hits":

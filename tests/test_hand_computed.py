@@ -190,6 +190,27 @@ def test_list_shorter_than_k_precision_divides_by_k():
     assert ev["precision"] == pytest.approx(2 / 3, abs=TOL)
 
 
+def test_whole_list_ap_divides_by_relevant_count():
+    # list of 3 (a, b, c), 4 relevant items (a, c recommended at ranks 1 and 3; y, z unseen).
+    # sum of P@i at the hits: P@1 = 1/1, P@3 = 2/3.
+    recs = recs_frame({"u": ["a", "b", "c"]})
+    truth = truth_frame({"u": {"a": 3, "c": 1, "y": 2, "z": 1}})
+    ev = rv.evaluate(recs, truth, ["map", "map@3", "ap(denominator=relevant)",
+                                   "ap(denominator=min_relevant_list)", "ap(denominator=k)",
+                                   "ap(denominator=min_k_relevant)@2"])
+    s = 1 / 1 + 2 / 3
+    # whole list: D = |R| = 4 (trec_eval's map), not min(n = 3, |R| = 4) = 3
+    assert ev["map"] == pytest.approx(s / 4, abs=TOL)
+    assert ev["map"] == ev["ap(denominator=relevant)"]
+    # with a cutoff the default stays min(k, |R|): min(3, 4) = 3
+    assert ev["map@3"] == pytest.approx(s / 3, abs=TOL)
+    # @2: one hit (P@1 = 1) over min(2, 4) = 2
+    assert ev["ap(denominator=min_k_relevant)@2"] == pytest.approx(1 / 2, abs=TOL)
+    # the old whole-list denominator min(|R|, n) = 3 is still selectable, and k = n = 3
+    assert ev["ap(denominator=min_relevant_list)"] == pytest.approx(s / 3, abs=TOL)
+    assert ev["ap(denominator=k)"] == pytest.approx(s / 3, abs=TOL)
+
+
 def test_k_larger_than_list():
     # list of 3, 4 relevant items (grades 3, 2, 1 recommended at 1, 3; 2 and 1 unseen)
     recs = recs_frame({"u": ["a", "b", "c"]})

@@ -284,7 +284,10 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
         groups.setdefault((metric.tie_policy or opts.ties, *metric.grade_mode),
                           []).append(metric)
     for (policy, grades, shifted), group in groups.items():
-        lists = data.ranked(codes, policy, **_grade_arrays(data, grades, shifted, opts))
+        cutoffs = [m.k for m in group]  # only the top max(k) + 1 places are read
+        top = max(cutoffs) + 1 if all(cutoffs) else 0  # type: ignore[type-var, operator]
+        lists = data.ranked(codes, policy, top=top,
+                            **_grade_arrays(data, grades, shifted, opts))
         req = np.array([m.request() for m in group], dtype=np.float64)
         num = np.zeros((lists.n_users, len(group)))
         den = np.zeros((lists.n_users, len(group)))
@@ -405,7 +408,7 @@ def _run_rating(data: Interactions, opts: Options,
 def _recommended_items(data: Interactions, metric: ItemCoverage, ties: str) -> np.ndarray:
     """Item ids that appear in some user's top k (the whole list without k)."""
     users = np.flatnonzero(data.recs_count() > 0)
-    lists = data.ranked(users, metric.ties or ties)
+    lists = data.ranked(users, metric.ties or ties, top=metric.k or 0)
     lengths = lists.ends - lists.starts
     take = np.minimum(lengths, metric.k) if metric.k else lengths
     first = np.repeat(lists.starts, take)

@@ -3,7 +3,8 @@
 Definitions matched (trec_eval 9.x, as wrapped by pytrec_eval-terrier):
 
 * ``map_cut_k``  == receval ``ap(denominator=relevant)@k`` (sum of P@i at hits within k over
-  the number of judged relevant documents); ``map`` == the same without a cutoff.
+  the number of judged relevant documents); ``map`` == the same without a cutoff, and also
+  receval's plain ``map`` (whole-list AP divides by |R| by default).
 * ``ndcg_cut_k`` == receval ``ndcg@k``: gain = the qrels grade (linear), discount
   1/log2(i+1), ideal = every judged relevant document by decreasing grade, cut at k;
   ``ndcg`` == receval ``ndcg`` (no cutoff: whole run, ideal over all relevant documents).
@@ -48,7 +49,9 @@ random_ks = st.lists(st.integers(1, 40), min_size=0, max_size=3, unique=True)
 
 def _pairs(ks: tuple[int, ...]) -> list[tuple[str, str]]:
     """(receval metric, trec_eval measure) pairs."""
-    out = [("ap(denominator=relevant)", "map"), ("ndcg", "ndcg"), ("mrr", "recip_rank")]
+    # plain `map` (no cutoff) divides by |R| under receval's defaults, as trec_eval's map does
+    out = [("map", "map"), ("ap(denominator=relevant)", "map"), ("ndcg", "ndcg"),
+           ("mrr", "recip_rank")]
     for k in ks:
         out += [(f"ap(denominator=relevant)@{k}", f"map_cut_{k}"), (f"ndcg@{k}", f"ndcg_cut_{k}"),
                 (f"precision@{k}", f"P_{k}"), (f"recall@{k}", f"recall_{k}"),

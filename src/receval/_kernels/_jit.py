@@ -16,7 +16,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:  # site-packages may be read-only (Spark
 
 import numba  # noqa: E402
 
-__all__ = ["PARALLEL_MIN", "n_chunks", "njit", "prange", "use_parallel"]
+__all__ = ["PARALLEL_MIN", "n_chunks", "njit", "prange", "readonly", "use_parallel"]
 
 prange = numba.prange
 
@@ -43,3 +43,15 @@ PARALLEL_MIN = 200_000
 def use_parallel(rows: int) -> bool:
     """Whether a kernel over ``rows`` rows should run on the thread pool."""
     return rows >= PARALLEL_MIN and numba.get_num_threads() > 1
+
+
+def readonly(a: Any) -> Any:
+    """A read-only view of an array a kernel only reads (O(1), no copy).
+
+    numba compiles a kernel once for writable and once for read-only arrays (Arrow-backed
+    columns are read-only); passing every read-only input as a read-only view keeps one
+    compiled version whatever the input's origin.
+    """
+    view = a.view()
+    view.flags.writeable = False
+    return view

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from receval._kernels._jit import n_chunks, njit, prange, use_parallel
+from receval._kernels._jit import n_chunks, njit, prange, readonly, use_parallel
 
 __all__ = ["dense_codes", "mark_present"]
 
 
-@njit()
 def mark_present(x: np.ndarray, lo: int, present: np.ndarray) -> None:
     """Set ``present[v - lo]`` for every value ``v`` of ``x``."""
+    _mark_present(readonly(x), lo, present)
+
+
+@njit()
+def _mark_present(x: np.ndarray, lo: int, present: np.ndarray) -> None:
     for i in range(len(x)):
         present[x[i] - lo] = True
 
@@ -34,6 +38,7 @@ def _codes_parallel(x: np.ndarray, lo: int, remap: np.ndarray, out: np.ndarray,
 def dense_codes(x: np.ndarray, lo: int, remap: np.ndarray) -> np.ndarray:
     """``remap[x - lo]`` as int32, without the temporary ``x - lo``."""
     out = np.empty(len(x), dtype=np.int32)
+    x = readonly(x)
     if use_parallel(len(x)):
         _codes_parallel(x, lo, remap, out, n_chunks(len(x) // 4096 + 1))
     else:

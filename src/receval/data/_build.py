@@ -164,23 +164,26 @@ class Interactions:
 
     # -- ranked lists ------------------------------------------------------------------------
     def ranked(self, users: np.ndarray, ties: str, *, relevant: np.ndarray | None = None,
-               grade_shift: float = 0.0) -> RankedLists:
+               grade_shift: float = 0.0, top: int = 0) -> RankedLists:
         """Build the ranked lists of ``users`` (sorted codes) under a tie policy.
 
         ``relevant`` (one flag per truth row) replaces ``t_rel`` as the rows whose grade is a
         gain (trec_eval's judged grades); ``grade_shift`` is subtracted from every such grade
         (Elliot's ``2^(g - t + 1) - 1`` gain is the exponential gain of ``g - (t - 1)``).
+        ``top > 0`` promises that only the first ``top`` places of each list are read (every
+        metric has a cutoff below it): the rest of a list is then left unordered.
         """
         t_rel = self.t_rel if relevant is None else relevant
         t_grade = self.t_grade - grade_shift if grade_shift else self.t_grade
         rel, grade = G.gather_relevance(self.r_truth, t_rel, t_grade)
 
-        order = self._order(ties, grade)
         key = self.r_key
         item = self.r_item
-        if order is not None:
-            rel, grade, item = rel[order], grade[order], item[order]
-            key = key[order] if key is not None else None
+        tiebreak = self._tiebreak(ties, grade)
+        if tiebreak is not None and key is not None:
+            key, item = key.copy(), item.copy()  # ordered in place, per user, in compiled code
+            G.order_in_groups(self.r_off, key, tiebreak, rel, grade, item,
+                              0 if ties == "expected" else top)
         block_start = block_end = np.empty(0, dtype=np.int64)
         if ties == "expected" and key is not None:
             block_start, block_end = _tie_blocks(self.r_user, key)
@@ -194,34 +197,27 @@ class Interactions:
             ideal_grade=ideal_grade, block_start=block_start, block_end=block_end, key=key,
         )
 
-    def _order(self, ties: str, grade: np.ndarray) -> np.ndarray | None:
-        """Row order within each user: key descending, then the policy's tie-break.
+    def _tiebreak(self, ties: str, grade: np.ndarray) -> np.ndarray | None:
+        """The secondary sort key of a tie policy (empty: row order); None without a key.
 
-        None when the rows are already in that order (checked in one vectorised pass).
+        Rows are ordered by key descending, then by this ascending, then by row order.
         """
-        key = self.r_key
-        if key is None:
+        if self.r_key is None:
             return None
-        ranked, tied = G.ranked_within_groups(self.r_user, key)
-        if ranked and (ties in ("stable", "expected") or not tied):
-            return None
-        n = len(key)
         if ties in ("stable", "expected"):
-            tiebreak = np.arange(n, dtype=np.float64)
-        elif ties == "item":
-            tiebreak = self.r_item.astype(np.float64)
-        elif ties == "item_desc":
-            tiebreak = -self.r_item.astype(np.float64)
-        elif ties == "item_str_desc":  # trec_eval: docno descending as a byte string
-            tiebreak = -self._text_order()[self.r_item]
-        elif ties == "optimistic":
-            tiebreak = -grade
-        elif ties == "pessimistic":
-            tiebreak = grade
-        else:  # pragma: no cover - validated upstream
-            raise InvalidParameterError(f"ties must be one of {TIE_POLICIES}, got {ties!r}",
-                                        parameter="ties")
-        return G.group_argsort_desc(self.r_off, key, tiebreak)
+            return np.empty(0, dtype=np.float64)
+        if ties == "item":
+            return self.r_item.astype(np.float64)
+        if ties == "item_desc":
+            return -self.r_item.astype(np.float64)
+        if ties == "item_str_desc":  # trec_eval: docno descending as a byte string
+            return -self._text_order()[self.r_item]
+        if ties == "optimistic":
+            return -grade
+        if ties == "pessimistic":
+            return grade.copy()  # grade itself is permuted while this is read
+        raise InvalidParameterError(  # pragma: no cover - validated upstream
+            f"ties must be one of {TIE_POLICIES}, got {ties!r}", parameter="ties")
 
     def _text_order(self) -> np.ndarray:
         """Position of each item code when the ids are sorted as text (UTF-8 byte order)."""
@@ -268,6 +264,11 @@ class Interactions:
         pairs = RatingPairs(starts=offs[users], ends=offs[users + 1],
                             pred=pred[keep], true=self.t_grade[keep])
         return pairs, row_in_eval & ~has_pred
+
+
+def _float64(a: np.ndarray) -> np.ndarray:
+    """A float64 view or copy: the one dtype the kernels are compiled for."""
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 def _nondecreasing(a: np.ndarray) -> bool:
@@ -411,22 +412,26 @@ def prepare(
         columns=(recs.columns["item"], truth.columns["item"]))
     score, rank = recs.score, recs.rank
     has_grade = truth.rating is not None
-    grade = truth.rating if truth.rating is not None else np.ones(len(truth))
-
-    # group the recommendations by user, keeping the input order within a user
-    if not _nondecreasing(r_user):
-        by_user = np.argsort(r_user, kind="stable")
-        r_user, r_item = r_user[by_user], r_item[by_user]
-        score = score[by_user] if score is not None else None
-        rank = rank[by_user] if rank is not None else None
+    grade = _float64(truth.rating) if truth.rating is not None else np.ones(len(truth))
+    n_users = len(user_ids)
     if score is not None and rank is not None:
         _check_rank_agrees(recs, score, rank, r_user, user_ids)
-    r_key = score if score is not None else (-rank if rank is not None else None)
+    score = _float64(score) if score is not None else None
+    r_key = score if score is not None else (-_float64(rank) if rank is not None else None)
 
-    # sort the truth by (user, item); strictly increasing items also prove no repeats
+    # group the recommendations by user (O(n) counting sort), input order within a user
+    r_off: np.ndarray | None = None
+    if not _nondecreasing(r_user):
+        r_user, r_item, r_key, r_off = G.group_rows(r_user, n_users, r_item, r_key)
+        score = r_key if score is not None else None
+
+    # sort the truth by (user, item): counting sort by user, then by item within each user;
+    # strictly increasing items also prove no repeats
+    t_off: np.ndarray | None = None
     if not _sorted_pairs(t_user, t_item, strict=False):
-        by_pair = np.lexsort((t_item, t_user))
-        t_user, t_item, grade = t_user[by_pair], t_item[by_pair], grade[by_pair]
+        t_user, t_item, grouped, t_off = G.group_rows(t_user, n_users, t_item, grade)
+        grade = grouped if grouped is not None else grade
+        G.sort_items_in_groups(t_off, t_item, grade)
 
     notes: dict[str, int] = {"recs_duplicates_dropped": 0, "truth_duplicates_dropped": 0}
     if not _sorted_pairs(t_user, t_item, strict=True):
@@ -435,6 +440,7 @@ def prepare(
         if keep is not None:
             notes["truth_duplicates_dropped"] = int((~keep).sum())
             t_user, t_item, grade = t_user[keep], t_item[keep], grade[keep]
+            t_off = None
 
     if has_grade and negative_grades == "error" and np.any(grade < 0):
         bad = np.flatnonzero(grade < 0)
@@ -448,9 +454,8 @@ def prepare(
             column=truth.columns["rating"], n_bad=len(bad), examples=ex)
     t_rel = grade >= relevance_threshold if relevance_threshold is not None else grade > 0
 
-    n_users = len(user_ids)
-    r_off = _offsets(r_user, n_users)
-    t_off = _offsets(t_user, n_users)
+    r_off = _offsets(r_user, n_users) if r_off is None else r_off
+    t_off = _offsets(t_user, n_users) if t_off is None else t_off
     r_truth = np.empty(len(r_user), dtype=np.int32 if len(t_user) < 2**31 else np.int64)
     if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth, len(item_ids)):
         keep = _resolve_duplicates(recs, r_user, r_item, user_ids, item_ids, duplicates, r_key)
@@ -463,6 +468,6 @@ def prepare(
     return Interactions(
         user_ids=user_ids, item_ids=item_ids, r_user=r_user, r_item=r_item, r_off=r_off,
         r_key=r_key, r_score=score, r_truth=r_truth, t_user=t_user, t_item=t_item, t_off=t_off,
-        t_grade=grade.astype(np.float64), t_rel=t_rel, has_grade=has_grade,
+        t_grade=grade, t_rel=t_rel, has_grade=has_grade,
         relevance_threshold=relevance_threshold, notes=notes,
     )

@@ -261,10 +261,13 @@ class AveragePrecision(RankingMetric):
     with the denominator ``D`` chosen by ``denominator``: ``min_k_relevant`` = min(k, |R|)
     (Kaggle's AP@n, RecBole, RePlay), ``relevant`` = |R| (trec_eval map / map_cut, ranx),
     ``hits`` = hits@k (0 when there is none), ``min_relevant_list`` = min(|R|, number of
-    recommended items within k) (LensKit), ``k`` = k (DaisyRec). Without ``@k``, k is the list
-    length. With ``positions='all'`` (and ``denominator='k'``) every place counts, not only
-    the hits: ``AP@k = (1/k) sum_{i<=k} P@i`` (Elliot's MAP; a place beyond the end of a
-    short list has ``P@i = hits / i``).
+    recommended items within k) (LensKit), ``k`` = k (DaisyRec). Without ``@k`` the sum runs
+    over the whole list and the default ``min_k_relevant`` has no k to cap ``|R|``: whole-list
+    AP divides by ``|R|`` (Buckley & Voorhees's non-interpolated AP, trec_eval's ``map``);
+    ``min_relevant_list`` gives ``min(|R|, n)`` and ``k`` gives the list length ``n``. With
+    ``positions='all'`` (and ``denominator='k'``) every place counts, not only the hits:
+    ``AP@k = (1/k) sum_{i<=k} P@i`` (Elliot's MAP; a place beyond the end of a short list has
+    ``P@i = hits / i``).
     """
 
     name = "ap"
@@ -289,8 +292,12 @@ class AveragePrecision(RankingMetric):
 
     def request(self) -> tuple[int, int, int, int, int, float]:
         """AP with its denominator variant."""
-        variant = K.AP_ALL_POSITIONS if self.positions == "all" \
-            else _AP_DENOMINATORS[self.denominator]
+        if self.positions == "all":
+            variant = K.AP_ALL_POSITIONS
+        elif self.k is None and self.denominator == "min_k_relevant":
+            variant = K.AP_RELEVANT  # no cutoff: min(k, |R|) with k unbounded is |R|
+        else:
+            variant = _AP_DENOMINATORS[self.denominator]
         return (K.AP, self.k or 0, K.GAIN_BINARY, K.DISC_NONE, variant, 0.0)
 
 
