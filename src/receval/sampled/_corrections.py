@@ -16,8 +16,22 @@ and looked up for every list.
   ``y = [P^1/2 M / sqrt(1 - gamma); 0]``, whose normal equations are the formula above,
   through a QR factorisation accumulated over blocks of true ranks (never forming
   ``A^T P A``, whose condition number is the square of ``B``'s) and a minimum-norm
-  least-squares solve of the small triangular system (stable when ``A^T P A`` is singular
-  or nearly so, as it is for ``m = 99``). ``gamma = 1`` is the diagonal solve.
+  least-squares solve of the small triangular system. ``gamma = 1`` is the diagonal solve.
+
+  The solve is a truncated SVD: singular values of ``R`` (those of ``B``) below
+  ``rcond`` times the largest are treated as zero (``scipy.linalg.lstsq(R, ., cond=rcond)``).
+  Without it minimal bias is noise at realistic sizes: at ``m = 99`` the columns of ``A``
+  (binomial pmfs of neighbouring sampled ranks) are nearly dependent, ``A^T P A`` has a
+  condition number of ~3e15, and the exact minimiser has entries of ~1e12 whose
+  alternating signs cancel in ``E[T[r'] | r]`` but not in any one list. Dropping the
+  directions with a relative singular value below ``RCOND = 1e-2`` gives, for HR, nDCG and
+  MRR @10 at ``m = 99`` and ``n`` from 1,000 to 20,000, tables with ``|T| <= 6.3`` and a
+  squared bias ``sum_r p(r) (E[T[r'] | r] - M(r))^2`` 76 to 260 times below the
+  uncorrected metric's. Smaller cutoffs lower that bias further (2 to 19 times at 1e-12)
+  only with entries growing as ``~1/rcond`` (~100 at 1e-4, ~1e9 at 1e-12), which make each
+  list's value, and the mean of a few thousand, noise. When ``gamma > 0`` the variance
+  term bounds ``B``'s singular values below by ``sqrt(gamma min(A^T p))``, and the cutoff
+  seldom bites (it changes nothing for ``gamma >= 0.001`` at ``m = 99``).
 """
 
 from __future__ import annotations
@@ -28,10 +42,13 @@ import numpy as np
 import scipy.linalg
 from scipy.stats import binom
 
-__all__ = ["CORRECTIONS", "least_squares_table", "rank_estimate_table", "sampled_rank_pmf"]
+__all__ = ["CORRECTIONS", "RCOND", "least_squares_table", "rank_estimate_table", "sampled_rank_pmf"]
 
 CORRECTIONS = ("none", "rank_estimate", "minimal_bias", "bias_variance")
 _BLOCK = 4096  # true ranks per QR block
+#: Default relative singular-value cutoff of the least-squares solve (see the module notes).
+RCOND = 1e-2
+_EPS = float(np.finfo(np.float64).eps)
 
 
 def sampled_rank_pmf(ranks: np.ndarray, n: int, m: int) -> np.ndarray:
@@ -48,7 +65,8 @@ def rank_estimate_table(value_at: Callable[[np.ndarray], np.ndarray], n: int, m:
 
 
 def least_squares_table(values: np.ndarray, n: int, m: int, gamma: float,
-                        prior: np.ndarray | None = None) -> np.ndarray:
+                        prior: np.ndarray | None = None, rcond: float = RCOND
+                        ) -> np.ndarray:
     """Minimal-bias (``gamma = 0``) or bias-variance tables, one column per metric.
 
     Parameters
@@ -63,6 +81,10 @@ def least_squares_table(values: np.ndarray, n: int, m: int, gamma: float,
         Weight of the variance, in ``[0, 1]``.
     prior : numpy.ndarray, optional
         ``p(r)`` for ``r = 1..n`` (normalised here); uniform by default.
+    rcond : float
+        Relative singular-value cutoff: directions of ``B`` whose singular value is below
+        ``rcond`` times the largest are dropped (truncated SVD); 0 keeps all down to
+        machine precision.
 
     Returns
     -------
@@ -96,7 +118,7 @@ def least_squares_table(values: np.ndarray, n: int, m: int, gamma: float,
     if gamma > 0.0:
         extra = np.hstack([np.diag(np.sqrt(gamma * diag)), np.zeros((c, n_metrics))])
         top = _qr_r(np.vstack([top, extra]))
-    solution = scipy.linalg.lstsq(top[:c, :c], top[:c, c:])[0]
+    solution = scipy.linalg.lstsq(top[:c, :c], top[:c, c:], cond=max(rcond, _EPS * c))[0]
     return np.asarray(solution, dtype=np.float64)
 
 

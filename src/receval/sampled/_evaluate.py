@@ -28,6 +28,7 @@ from receval.metrics import (
 )
 from receval.sampled._corrections import (
     CORRECTIONS,
+    RCOND,
     least_squares_table,
     rank_estimate_table,
 )
@@ -105,6 +106,14 @@ def _check_options(correction: str, gamma: float | None, prior: Any, n_items: in
     return gamma, weights
 
 
+def _check_rcond(rcond: Any) -> None:
+    if isinstance(rcond, bool) or not isinstance(rcond, numbers.Real) \
+            or not 0.0 <= float(rcond) < 1.0:
+        raise InvalidParameterError(
+            f"rcond must be a number in [0, 1) (the relative singular-value cutoff of the "
+            f"least-squares corrections), got {rcond!r}", parameter="rcond", examples=[rcond])
+
+
 def _supported(specs: Sequence[tuple[str, Metric]], correction: str) -> None:
     for text, metric in specs:
         if not isinstance(metric, SUPPORTED):
@@ -128,7 +137,7 @@ def _supported(specs: Sequence[tuple[str, Metric]], correction: str) -> None:
 def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metric], *,
              n_items: int, correction: str = "none", gamma: float | None = None,
              prior: Any = "uniform", strategy: str | None = None,
-             columns: Columns | dict[str, str] | None = None,
+             columns: Columns | dict[str, str] | None = None, rcond: float = RCOND,
              **evaluate_options: Any) -> EvaluationResult:
     r"""Evaluate sampled lists (one positive, ``m`` negatives), optionally corrected.
 
@@ -185,6 +194,12 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
         Corrections assume uniform sampling and refuse ``"popularity"``.
     columns : Columns or dict, optional
         Column names of ``scored`` and ``test``.
+    rcond : float
+        Relative singular-value cutoff of the least-squares solve, in ``[0, 1)`` (default
+        1e-2): directions whose singular value is below ``rcond`` times the largest are
+        dropped. At ``m = 99`` the exact minimal-bias table has entries of ~1e12; the
+        default keeps them within ``|T| <= 10`` at a small bias (see
+        :mod:`receval.sampled._corrections`).
     **evaluate_options
         Passed to :func:`receval.evaluate` (``ties``, ``convention``, ``strict``, ...).
 
@@ -193,9 +208,11 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     EvaluationResult
         One "user" per list (the list id when there is a ``list_id`` column).
         ``settings['sampled']`` records ``m``, ``n``, the strategy, the correction,
-        ``gamma``, the prior, the correction tables and the uncorrected values.
+        ``gamma``, the prior, ``rcond`` (least-squares corrections), the correction tables
+        and the uncorrected values.
     """
     gamma, weights = _check_options(correction, gamma, prior, n_items, strategy)
+    _check_rcond(rcond)
     conv = evaluate_options.get("convention")
     specs = _parse_metrics(metrics, None if conv is None else conventions.get(conv))
     _supported(specs, correction)
@@ -215,6 +232,8 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
         "lists": len(lists.m), "list_key": "list_id" if lists.key == "list_id" else "user",
         "not_corrected": [m.label for _, m in specs if isinstance(m, AUC)],
     }
+    if correction in ("minimal_bias", "bias_variance"):
+        record["rcond"] = float(rcond)
     if "seed" in lists.record:
         record["seed"] = lists.record["seed"]
     if correction == "none" or not corrected:
@@ -223,7 +242,8 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
         ranked = _rank_frame(lists, _helper_policies(helpers), evaluate_options)
     ranks = _sampled_ranks(helpers, ranked.reindex(plain.per_user.index))
     values = _true_rank_values(corrected, int(n_items), evaluate_options)
-    tables = _tables(corrected, values, int(n_items), lists.m, correction, gamma, weights)
+    tables = _tables(corrected, values, int(n_items), lists.m, correction, gamma, weights,
+                     float(rcond))
     record["uncorrected"] = {m.label: plain[m.label] for m in corrected}
     record["tables"] = {label: {int(mm): t.tolist() for mm, t in by_m.items()}
                         for label, by_m in tables.items()}
@@ -333,8 +353,8 @@ def _true_rank_values(corrected: Sequence[Metric], n: int, options: dict[str, An
 
 
 def _tables(corrected: Sequence[Metric], values: np.ndarray, n: int, m: pd.Series,
-            correction: str, gamma: float | None, prior: np.ndarray | None
-            ) -> dict[str, dict[int, np.ndarray]]:
+            correction: str, gamma: float | None, prior: np.ndarray | None,
+            rcond: float) -> dict[str, dict[int, np.ndarray]]:
     """``T[r' - 1]`` per metric and per distinct number of negatives."""
     out: dict[str, dict[int, np.ndarray]] = {x.label: {} for x in corrected}
     for mm in np.unique(m.to_numpy()):
@@ -344,7 +364,7 @@ def _tables(corrected: Sequence[Metric], values: np.ndarray, n: int, m: pd.Serie
                 out[metric.label][mm] = rank_estimate_table(
                     _continuous(metric, values[:, j]), n, mm)
         else:
-            table = least_squares_table(values, n, mm, float(gamma or 0.0), prior)
+            table = least_squares_table(values, n, mm, float(gamma or 0.0), prior, rcond)
             for j, metric in enumerate(corrected):
                 out[metric.label][mm] = table[:, j]
     return out
