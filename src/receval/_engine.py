@@ -19,6 +19,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from receval import _beyond_engine as _beyond
 from receval._columns import Columns
 from receval._kernels import ranking as RK
 from receval._kernels import rating as QK
@@ -40,6 +41,7 @@ from receval.exceptions import (
     format_examples,
 )
 from receval.metrics import (
+    BeyondMetric,
     GlobalMetric,
     ItemCoverage,
     Metric,
@@ -66,6 +68,9 @@ class Options:
     convention: Convention | None
     overrides: dict[str, Any] = field(default_factory=dict)  # settings set over a convention
     fill_value: float | None = None  # resolved "global_mean" when computed outside a partition
+    train: Any = None  # beyond-accuracy side inputs (receval._beyond_engine)
+    item_features: Any = None
+    item_features_missing: str = "error"
 
     def missing_recs(self, metric: Metric) -> str:
         """The missing-recommendations policy of one metric (its own, or the call's)."""
@@ -105,6 +110,7 @@ class Partial:
     items: pd.Index
     notes: list[_Note] = field(default_factory=list)
     columns: dict[str, str] = field(default_factory=dict)
+    beyond: Any = None  # receval._beyond_engine.BeyondPartial
 
 
 def _note(notes: list[_Note], category: type[RecevalWarning], text: str, n: int,
@@ -178,6 +184,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     recommended: dict[str, np.ndarray] = {}
     for _, metric in opts.of(ItemCoverage):
         recommended[metric.label] = _recommended_items(data, metric, opts.ties)
+    beyond = _beyond.run(data, opts) if opts.of(BeyondMetric) or opts.train is not None \
+        else None
     counts["truth_users_with_recs"] = int(((data.truth_count() > 0)
                                            & (data.recs_count() > 0)).sum())
     return Partial(
@@ -185,7 +193,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
         values=values, ties=ties, excluded=excluded, rating_metrics=rating_metrics,
         groups=groups,
         counts=counts | data.notes, recommended=recommended, items=data.item_ids,
-        notes=notes, columns={**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}})
+        notes=notes, columns={**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}},
+        beyond=beyond)
 
 
 def _account(data: Interactions, opts: Options, notes: list[_Note]
@@ -524,6 +533,9 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
     order = [m.label for _, m in specs]
     frame = _per_user_frame(ranking_users if ranking else ranking_users[:0],
                             rating_users, per_user_cols, order)
+    beyond_settings: dict[str, Any] = {}
+    if opts.of(BeyondMetric):
+        frame, beyond_settings = _beyond.merge_into(partials, opts, summaries, frame, order)
     _emit(notes)
     users = UserAccounting(
         n_users=counts["n_users"], n_truth_users=counts["n_truth"],
@@ -550,6 +562,7 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
                 "recs_duplicates_dropped": counts.get("recs_duplicates_dropped", 0),
                 "truth_duplicates_dropped": counts.get("truth_duplicates_dropped", 0),
                 "partitions": len(partials), "columns": partials[0].columns,
+                **({"beyond": beyond_settings} if beyond_settings else {}),
                 "metrics": {m.label: _variant(m, conv) for _, m in specs}}
     return EvaluationResult(tuple(m for _, m in specs),
                             {label: summaries[label] for label in order}, frame, users,
@@ -582,8 +595,16 @@ def _global(metric: Metric, partials: Sequence[Partial], counts: dict[str, int],
     rec = pd.Index(np.unique(np.concatenate(
         [np.asarray(p.recommended[metric.label], dtype=object) if p.items.dtype == object
          else p.recommended[metric.label] for p in partials])))
+    if metric.over == "train":
+        if partials[0].beyond is None:
+            raise InvalidParameterError(f"{metric.label} needs evaluate(train=...)",
+                                        parameter="train")
+        return MetricSummary(metric, len(rec) / len(partials[0].beyond.train_items),
+                             "global", counts["n_recs"])
     if opts.catalog is None:
         catalog = _concat(p.items for p in partials).unique()
+        if opts.train is not None and partials[0].beyond is not None:  # train + recommended
+            catalog = partials[0].beyond.train_items.append(rec).unique()
         size = len(catalog)
         count = len(rec)
     else:

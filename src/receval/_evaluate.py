@@ -81,6 +81,9 @@ def evaluate(
     strict: bool = False,
     buckets: int | str | None = None,
     progress: bool | None = None,
+    train: Any = None,
+    item_features: Any = None,
+    item_features_missing: str = "error",
 ) -> EvaluationResult:
     """Evaluate recommendations against the ground truth.
 
@@ -162,6 +165,15 @@ def evaluate(
         ``3 * 8`` million rows.
     progress : bool, optional
         Show a progress bar over the buckets (default: when the terminal is interactive).
+    train : table, optional
+        The training interactions (user, item), for the beyond-accuracy metrics: item
+        popularity, expected items, co-occurrence (``docs/beyond-accuracy.md``).
+    item_features : table, optional
+        Item -> features for similarity: a wide table (item + numeric columns), a long
+        table (item, feature) or an item -> vector column.
+    item_features_missing : {"error", "skip"}
+        A recommended item without features: an error, or left out of similarities
+        (counted in ``result.settings["beyond"]``).
 
     Returns
     -------
@@ -180,6 +192,10 @@ def evaluate(
         truth_scope=truth_scope, score_precision=score_precision,
         catalog=catalog, duplicates=duplicates, negative_grades=negative_grades,
         id_cast=id_cast, strict=strict)
+    opts = dataclasses.replace(
+        opts, train=train, item_features=item_features,
+        item_features_missing=_choice("item_features_missing", item_features_missing,
+                                      ("error", "skip")))
     if is_parquet_source(recs) and is_parquet_source(truth):
         if buckets is None and _parquet_rows(recs) + _parquet_rows(truth) > 3 * ROWS_PER_BUCKET:
             buckets = "auto"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from receval.metrics import (
     ARHR,
     CG,
     DCG,
+    BeyondMetric,
     Metric,
     RankingMetric,
     RankScore,
@@ -109,7 +111,8 @@ def _grades(values: Sequence[float], name: str) -> np.ndarray:
 
 def explain(metric: str | Metric, grades: Sequence[float],
             ideal: Sequence[float] | None = None, *,
-            relevance_threshold: float | None = None) -> Explanation:
+            relevance_threshold: float | None = None, train: Any = None,
+            item_features: Any = None) -> Explanation:
     """Compute a ranking metric on one list of grades and show the arithmetic.
 
     Parameters
@@ -123,6 +126,10 @@ def explain(metric: str | Metric, grades: Sequence[float],
         ordering and the number of relevant items; by default the list itself.
     relevance_threshold : float, optional
         Grades ``>=`` this are relevant (default: every positive grade).
+    train, item_features : table, optional
+        For novelty, popularity and diversity: ``grades`` is then the list of item ids
+        and the table shows each item's self-information or popularity, or every pair's
+        dissimilarity (:func:`receval._explain_beyond.explain_list`).
 
     Returns
     -------
@@ -135,6 +142,10 @@ def explain(metric: str | Metric, grades: Sequence[float],
     0.961
     """
     m = parse(metric)
+    if isinstance(m, BeyondMetric):
+        from receval._explain_beyond import explain_list
+
+        return explain_list(m, grades, train=train, item_features=item_features)
     if not isinstance(m, RankingMetric):
         raise InvalidParameterError(
             f"explain works on ranking metrics; {m.label} is a {m.family} metric",

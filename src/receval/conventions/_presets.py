@@ -8,6 +8,7 @@ that shows the difference.
 
 from __future__ import annotations
 
+from receval.conventions._beyond_presets import with_beyond
 from receval.conventions._model import Convention, MetricRule
 
 __all__ = ["PRESETS"]
@@ -338,7 +339,7 @@ _CORNAC = Convention(
     ),
 )
 
-#: Every preset by name.
-PRESETS: dict[str, Convention] = {c.name: c for c in (
+#: Every preset by name (with the beyond-accuracy rules of ``_beyond_presets``).
+PRESETS: dict[str, Convention] = {c.name: with_beyond(c) for c in (
     _TREC_EVAL, _RANX, _SKLEARN, _RECBOLE, _MS_RECOMMENDERS, _LENSKIT, _REPLAY, _TORCHMETRICS,
     _EVIDENTLY, _ELLIOT, _CORNAC)}

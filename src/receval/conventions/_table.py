@@ -12,7 +12,11 @@ __all__ = ["markdown", "table"]
 
 #: Rows of the table, in order.
 METRICS = ("precision", "recall", "fbeta", "hit_rate", "mrr", "ap", "cg", "dcg", "ndcg", "mae",
-           "mse", "rmse")
+           "mse", "rmse",
+           # beyond accuracy (DESIGN section 9)
+           "novelty", "diversity", "serendipity", "unexpectedness", "personalization", "gini",
+           "entropy", "item_coverage", "distributional_coverage", "popularity", "long_tail",
+           "long_tail_coverage")
 _K = 10  # a cutoff to build labels with; shown as "k"
 
 

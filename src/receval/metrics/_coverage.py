@@ -36,8 +36,11 @@ class ItemCoverage(GlobalMetric):
 
     .. math:: IC@k = \frac{|\bigcup_u L_u@k|}{|I|}
 
-    The catalog ``I`` is ``evaluate(catalog=...)`` when given, else every item of the truth
-    and the recommendations.
+    The catalog ``I`` is ``evaluate(catalog=...)`` when given, else the training and
+    recommended items when ``evaluate(train=...)`` is given, else every item of the truth
+    and the recommendations. ``over='train'`` divides the number of distinct recommended
+    items by the number of distinct training items (Microsoft Recommenders'
+    ``catalog_coverage``; it can exceed 1).
     """
 
     name = "item_coverage"
@@ -46,3 +49,5 @@ class ItemCoverage(GlobalMetric):
     formula = "|items in any top k| / |catalog|"
     ties: str | None = param(None, "tie policy for the top k; None follows evaluate(ties=...)",
                              options=(None, *TIES))
+    over: str = param("catalog", "denominator: the catalog, or the distinct training items "
+                      "(Microsoft Recommenders)", options=("catalog", "train"))
