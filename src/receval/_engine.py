@@ -89,6 +89,7 @@ class _Note:
     text: str  # with {n} and {examples}
     n: int
     examples: list[Any]
+    cutoff: int = 0  # the k of a TiesAtCutoffWarning
 
 
 _Values = tuple[np.ndarray, "np.ndarray | None", "np.ndarray | None"]
@@ -114,12 +115,12 @@ class Partial:
 
 
 def _note(notes: list[_Note], category: type[RecevalWarning], text: str, n: int,
-          examples: Sequence[Any], strict: bool) -> None:
+          examples: Sequence[Any], strict: bool, cutoff: int = 0) -> None:
     if strict:
         raise DataError(text.format(n=n, examples=format_examples(list(examples), n))
                         + " (strict=True turns this warning into an error)",
                         n_bad=n, examples=examples)
-    notes.append(_Note(category, text, n, list(examples)[:5]))
+    notes.append(_Note(category, text, n, list(examples)[:5], cutoff))
 
 
 def _cast(table: InputTable, how: str | None) -> InputTable:
@@ -303,14 +304,16 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
                 f"computed exactly at any scale)", parameter="gain", n_bad=len(rows),
                 examples=ex)
         straddle = _ties_at_cutoffs(lists, {m.k for m in group if m.k})
-        if policy in ("stable", "item") and straddle:
-            worst = max(straddle, key=lambda k: len(straddle[k]))
-            users = straddle[worst]
-            _note(notes, TiesAtCutoffWarning,
-                  f"tied scores straddle the cutoff k={worst} for {{n}} users (e.g. "
-                  f"{{examples}}): which tied item is in the top k depends on "
-                  f"ties={policy!r}; ties='expected' averages over every order", len(users),
-                  [data.user_ids[codes[i]] for i in users[:5]], opts.strict)
+        if policy in ("stable", "item"):  # one note per cutoff; _emit shows the worst
+            for k, users in sorted(straddle.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                if len(users) == 0:
+                    continue
+                _note(notes, TiesAtCutoffWarning,
+                      f"tied scores straddle the cutoff k={k} for {{n}} users (e.g. "
+                      f"{{examples}}): which tied item is in the top k depends on "
+                      f"ties={policy!r}; ties='expected' averages over every order",
+                      len(users), [data.user_ids[codes[i]] for i in users[:5]], opts.strict,
+                      cutoff=k)
         for j, metric in enumerate(group):
             values[metric.label] = _per_user(metric, num[:, j], den[:, j])
             drop = metric.left_out(num[:, j], den[:, j])
@@ -647,15 +650,28 @@ def _per_user_frame(ranking_users: pd.Index, rating_users: pd.Index,
     return out
 
 
+def _first(examples: list[Any]) -> list[Any]:
+    try:
+        return sorted(examples)[:5]
+    except TypeError:  # ids that do not order
+        return examples[:5]
+
+
 def _emit(notes: list[_Note]) -> None:
     merged: dict[tuple[type[RecevalWarning], str], _Note] = {}
     for note in notes:
         key = (note.category, note.text)
-        if key in merged:
+        if key in merged:  # examples of several partitions: the first ids, as in one
             merged[key].n += note.n
-            merged[key].examples = (merged[key].examples + note.examples)[:5]
+            merged[key].examples = _first(merged[key].examples + note.examples)
         else:
-            merged[key] = _Note(note.category, note.text, note.n, list(note.examples))
+            merged[key] = _Note(note.category, note.text, note.n, list(note.examples),
+                                note.cutoff)
+    ties = [key for key in merged if key[0] is TiesAtCutoffWarning]
+    if len(ties) > 1:  # the cutoff with the most users, as one partition would say
+        worst = max(ties, key=lambda key: (merged[key].n, -merged[key].cutoff))
+        merged = {key: note for key, note in merged.items()
+                  if key[0] is not TiesAtCutoffWarning or key == worst}
     for note in merged.values():
         warnings.warn(note.text.format(n=note.n,
                                        examples=format_examples(note.examples, note.n)),

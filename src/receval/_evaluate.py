@@ -22,6 +22,7 @@ from receval.data._buckets import (
 )
 from receval.data._build import DUPLICATE_POLICIES, TIE_POLICIES
 from receval.data._encode import ID_CASTS
+from receval.data._spark import is_spark_frame
 from receval.exceptions import EmptyInputError, InvalidParameterError
 from receval.metrics import Metric, parse
 
@@ -196,6 +197,10 @@ def evaluate(
         opts, train=train, item_features=item_features,
         item_features_missing=_choice("item_features_missing", item_features_missing,
                                       ("error", "skip")))
+    if is_spark_frame(recs) or is_spark_frame(truth):
+        from receval.spark import evaluate_spark
+
+        return evaluate_spark(recs, truth, opts, buckets=buckets)
     if is_parquet_source(recs) and is_parquet_source(truth):
         if buckets is None and _parquet_rows(recs) + _parquet_rows(truth) > 3 * ROWS_PER_BUCKET:
             buckets = "auto"

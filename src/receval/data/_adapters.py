@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from receval.data._spark import refuse_spark
 from receval.exceptions import InvalidParameterError, SchemaError
 
 __all__ = ["to_frame"]
@@ -107,6 +108,7 @@ def to_frame(obj: Any, role: str, *, format: str | None = None) -> pd.DataFrame:
     """
     if isinstance(obj, pd.DataFrame):
         return obj
+    refuse_spark(obj, role)
     if isinstance(obj, (str, os.PathLike)):
         from receval.data._files import read_table
 

@@ -15,7 +15,7 @@ import pandas as pd
 from receval._columns import Columns
 from receval.exceptions import NonFiniteValueError, SchemaError
 
-__all__ = ["InputTable", "recs_table", "truth_table"]
+__all__ = ["InputTable", "recs_table", "roles_of", "truth_table"]
 
 
 @dataclass(frozen=True)
@@ -113,13 +113,22 @@ def _ids(frame: pd.DataFrame, col: str, table: str, role: str) -> pd.Series:
     return s.reset_index(drop=True)
 
 
-def _ids_of(data: Any, table: str, columns: Columns
-            ) -> tuple[pd.DataFrame, list[str], str, str]:
-    """The table as a frame, its column names, and its user and item columns."""
-    frame = _as_frame(data, table)
-    avail = [str(c) for c in frame.columns]
-    return (frame, avail, columns.require("user", avail, table=table),
-            columns.require("item", avail, table=table))
+def roles_of(avail: list[str], table: str, columns: Columns) -> dict[str, str]:
+    """The column of each role that ``table`` (``"recs"`` or ``"truth"``) has.
+
+    recs: user, item, and a score, a rank, both or neither (when ``columns`` names only one
+    of score and rank, the other is not looked up); truth: user, item and an optional rating.
+    """
+    cols = {"user": columns.require("user", avail, table=table),
+            "item": columns.require("item", avail, table=table)}
+    optional = {"recs": (("score", columns.rank), ("rank", columns.score)),
+                "truth": (("rating", None),)}[table]
+    for role, other in optional:
+        name = columns.resolve(role, avail, table=table, required=False) \
+            if other is None else None
+        if name is not None:
+            cols[role] = name
+    return cols
 
 
 def recs_table(data: Any, columns: Columns) -> InputTable:
@@ -127,19 +136,14 @@ def recs_table(data: Any, columns: Columns) -> InputTable:
 
     When ``columns`` names only one of score and rank, the other is not looked up.
     """
-    frame, avail, ucol, icol = _ids_of(data, "recs", columns)
-    scol = rcol = None
-    if columns.rank is None:
-        scol = columns.resolve("score", avail, table="recs", required=False)
-    if columns.score is None:
-        rcol = columns.resolve("rank", avail, table="recs", required=False)
-    cols = {"user": ucol, "item": icol}
+    frame = _as_frame(data, "recs")
+    cols = roles_of([str(c) for c in frame.columns], "recs", columns)
+    ucol, icol = cols["user"], cols["item"]
+    scol, rcol = cols.get("score"), cols.get("rank")
     score = rank = None
     if scol is not None:
-        cols["score"] = scol
         score = _numeric(frame, scol, "recs", "score")
     if rcol is not None:
-        cols["rank"] = rcol
         rank = _numeric(frame, rcol, "recs", "rank")
         if np.isinf(rank).any():
             bad = np.flatnonzero(np.isinf(rank))
@@ -153,12 +157,11 @@ def recs_table(data: Any, columns: Columns) -> InputTable:
 
 def truth_table(data: Any, columns: Columns) -> InputTable:
     """Read the ground truth: user, item and an optional grade (rating / relevance)."""
-    frame, avail, ucol, icol = _ids_of(data, "truth", columns)
-    gcol = columns.resolve("rating", avail, table="truth", required=False)
-    cols = {"user": ucol, "item": icol}
+    frame = _as_frame(data, "truth")
+    cols = roles_of([str(c) for c in frame.columns], "truth", columns)
+    ucol, icol, gcol = cols["user"], cols["item"], cols.get("rating")
     rating = None
     if gcol is not None:
-        cols["rating"] = gcol
         rating = _numeric(frame, gcol, "truth", "rating")
         if np.isinf(rating).any():
             bad = np.flatnonzero(np.isinf(rating))

@@ -1,0 +1,180 @@
+"""The Spark engine: the in-memory per-partition engine run in Spark's executors.
+
+1. On the driver, before any job: the columns are resolved as in memory (names, aliases,
+   ``columns=``), the id types of the two tables compared, and every option validated.
+2. Each row is numbered with ``monotonically_increasing_id`` before any shuffle (so that
+   ``ties="stable"`` sees the order in which Spark read the rows), tagged with its side and
+   its user's bucket (``id mod n`` for integer ids, as the Parquet buckets do, and
+   ``xxhash64(id) mod n`` otherwise), and the two tables are repartitioned by bucket: every
+   row of a user meets in one partition.
+3. ``mapInArrow`` evaluates each bucket with :func:`receval._engine.evaluate_partition`
+   (:mod:`receval.spark._worker`); only the per-user partial results reach the driver,
+   which merges them with :func:`receval._engine.merge`, the function that merges the
+   in-memory and Parquet buckets. Every number is the in-memory number, to the last bit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import pickle
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+from receval._engine import Options, merge
+from receval._result import EvaluationResult
+from receval.data._spark import arrow_kind, arrow_schema, check_id_kinds, is_spark_frame
+from receval.data._table import roles_of
+from receval.exceptions import EmptyInputError, InvalidParameterError, RecevalError
+from receval.spark._worker import BUCKET, OUTPUT_SCHEMA, SEQ, SIDE, evaluate_batches
+
+__all__ = ["evaluate_spark", "n_buckets_for"]
+
+#: Rows of one bucket aimed at by ``buckets="auto"`` (as the Parquet buckets).
+ROWS_PER_BUCKET = 2_000_000
+
+
+def n_buckets_for(n_rows: int, parallelism: int) -> int:
+    """Buckets for ``buckets="auto"``: about 2 million rows each, at least 2 per core."""
+    return max(2 * parallelism, math.ceil(n_rows / ROWS_PER_BUCKET), 1)
+
+
+def _key(frame: Any, column: str, kind: str, id_cast: str | None) -> Any:
+    """The user id as the engine will compare it (after ``id_cast``)."""
+    from pyspark.sql import functions as F
+
+    col = F.col(f"`{column}`")
+    if id_cast == "int" and kind != "integer":
+        return col.cast("double").cast("long")
+    if id_cast == "str":
+        if kind == "float":  # integral floats read as their integer, as in memory
+            return F.when(col == F.floor(col), col.cast("long").cast("string")) \
+                .otherwise(col.cast("string"))
+        return col.cast("string")
+    return col
+
+
+def _bucket(key: Any, integer: bool, n: int) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.pmod(key if integer else F.xxhash64(key), F.lit(n)).cast("long")
+
+
+def _tagged(frame: Any, cols: dict[str, str], side: int, prefix: str, kind: str,
+            opts: Options, n: int) -> Any:
+    from pyspark.sql import functions as F
+
+    key = _key(frame, cols["user"], kind, opts.id_cast)
+    integer = kind == "integer" or opts.id_cast == "int"
+    selected = [F.col(f"`{c}`").alias(prefix + c) for c in cols.values()]
+    return frame.select(*selected, F.monotonically_increasing_id().alias(SEQ),
+                        F.lit(side).cast("tinyint").alias(SIDE),
+                        _bucket(key, integer, n).alias(BUCKET))
+
+
+@contextlib.contextmanager
+def _pyspark_notes_ignored() -> Iterator[None]:
+    """Ignore pyspark's own deprecation notes about its pandas support.
+
+    pyspark 3.5 checks the pandas version with distutils' LooseVersion and warns on pandas 3;
+    receval's own warnings are emitted after the job, outside this block.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        warnings.filterwarnings("ignore", category=FutureWarning, module="pyspark")
+        yield
+
+
+def _count_rows(recs: Any, truth: Any) -> int:
+    """Rows of both tables (one job each); an empty table is an error, as in memory."""
+    total = 0
+    for frame, name in ((recs, "recs"), (truth, "truth")):
+        rows = frame.count()
+        if rows == 0:
+            what = "there are no recommendations to evaluate" if name == "recs" \
+                else "there is nothing to evaluate against"
+            raise EmptyInputError(f"{name} is empty: {what}", parameter=name)
+        total += rows
+    return total
+
+
+def _fill_value(truth: Any, column: str | None, opts: Options) -> Options:
+    """``missing_predictions="global_mean"``: the mean truth grade over every bucket."""
+    if opts.policies["missing_predictions"] != "global_mean" or column is None:
+        return opts
+    from pyspark.sql import functions as F
+
+    row = truth.agg(F.sum(F.col(f"`{column}`").cast("double")).alias("s"),
+                    F.count(F.col(f"`{column}`")).alias("n")).collect()[0]
+    if not row["n"]:
+        return opts
+    return dataclasses.replace(opts, fill_value=float(row["s"]) / int(row["n"]))
+
+
+def evaluate_spark(recs: Any, truth: Any, opts: Options, *,
+                   buckets: int | str | None = None) -> EvaluationResult:
+    """Evaluate two Spark DataFrames in Spark; see :func:`receval.evaluate`.
+
+    Parameters
+    ----------
+    recs, truth : pyspark.sql.DataFrame
+        Both tables, from any Spark source, in the session they belong to.
+    opts : Options
+        The validated options of the call.
+    buckets : int or "auto", optional
+        Buckets of users (default ``"auto"``: about 2 million rows each, at least two per
+        core of the session).
+    """
+    for frame, name in ((recs, "recs"), (truth, "truth")):
+        if not is_spark_frame(frame):
+            raise InvalidParameterError(
+                f"{name} is a {type(frame).__name__}: with a Spark DataFrame as the other "
+                f"input, both recs and truth must be Spark DataFrames (create one with "
+                f"spark.createDataFrame)", parameter=name)
+    for side, name in ((opts.train, "train"), (opts.item_features, "item_features")):
+        if is_spark_frame(side):
+            raise InvalidParameterError(
+                f"{name} is a Spark DataFrame: the Spark engine sends {name} to every "
+                f"executor whole, so pass it as a pandas, polars or Arrow table (e.g. "
+                f"{name}.toPandas() when it fits the driver)", parameter=name)
+    recs_schema, truth_schema = arrow_schema(recs), arrow_schema(truth)
+    recs_cols = roles_of(list(recs_schema.names), "recs", opts.columns)
+    truth_cols = roles_of(list(truth_schema.names), "truth", opts.columns)
+    if opts.id_cast is None:
+        check_id_kinds(recs_schema, truth_schema, recs_cols, truth_cols)
+    n_rows = _count_rows(recs, truth)
+    if buckets is None or buckets == "auto":
+        n = n_buckets_for(n_rows, recs.sparkSession.sparkContext.defaultParallelism)
+    elif isinstance(buckets, int) and not isinstance(buckets, bool) and buckets >= 1:
+        n = buckets
+    else:
+        raise InvalidParameterError(f"buckets must be 'auto' or an integer >= 1, got "
+                                    f"{buckets!r}", parameter="buckets", examples=[buckets])
+    opts = _fill_value(truth, truth_cols.get("rating"), opts)
+    kinds = [arrow_kind(s.field(c["user"]).type)
+             for s, c in ((recs_schema, recs_cols), (truth_schema, truth_cols))]
+    both = _tagged(recs, recs_cols, 0, "r:", kinds[0], opts, n).unionByName(
+        _tagged(truth, truth_cols, 1, "t:", kinds[1], opts, n), allowMissingColumns=True)
+    def run(batches: Any) -> Any:  # the workers see only the resolved columns
+        return evaluate_batches(batches, opts, recs_cols, truth_cols)
+
+    with _pyspark_notes_ignored():
+        rows = both.repartition(n, BUCKET).mapInArrow(run, OUTPUT_SCHEMA) \
+            .orderBy("bucket").collect()
+    partials = []
+    for row in rows:
+        payload = pickle.loads(row["payload"])
+        if row["error"]:
+            if isinstance(payload, RecevalError):
+                raise payload
+            raise RuntimeError(f"receval's Spark worker failed: {payload!r}")
+        partials.append(payload)
+    if not partials:  # pragma: no cover - the inputs were checked not to be empty
+        raise EmptyInputError("recs is empty: there are no recommendations to evaluate",
+                              parameter="recs")
+    result = merge(partials, opts)
+    result.settings["engine"] = "spark"
+    result.settings["buckets"] = n
+    return result
