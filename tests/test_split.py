@@ -266,3 +266,32 @@ def test_string_ids_codes_follow_sorted_ids_not_input_order():
     one = rv.split.random(log, 0.5, per_user=True, seed=3)
     two = rv.split.random(log.astype({"user_id": "category"}), 0.5, per_user=True, seed=3)
     assert one.test_rows.tolist() == two.test_rows.tolist()
+
+
+@pytest.mark.slow
+def test_threaded_kernels_equal_the_serial_ones():
+    from receval._kernels import splitting as S
+    from receval._kernels._jit import PARALLEL_MIN
+    from receval._kernels.grouping import counting_order
+
+    n = PARALLEL_MIN + 5_000
+    rng = np.random.default_rng(0)
+    user = rng.integers(0, 3_000, n).astype(np.int32)
+    item = rng.integers(0, 500, n).astype(np.int32)
+    ts = rng.integers(0, 50, n).astype(np.int64)
+    order, bounds = counting_order(user, 3_000)
+    n_test = np.full(3_000, 7, dtype=np.int64)
+    for mode in (S.TIES_TEST, S.TIES_TRAIN, S.TIES_ROW_ORDER):
+        mask, tied = S.latest_in_groups(order, bounds, ts, n_test, mode)
+        m2, t2 = np.zeros(n, dtype=np.bool_), np.zeros(3_000, dtype=np.bool_)
+        S._latest_range(0, 3_000, order, bounds, ts, n_test, mode, m2, t2)
+        assert np.array_equal(mask, m2)
+        assert np.array_equal(tied, t2)
+    keys = rng.random(n)
+    m3 = np.zeros(n, dtype=np.bool_)
+    S._random_range(0, 3_000, order, bounds, keys, n_test, m3)
+    assert np.array_equal(S.random_in_groups(order, bounds, keys, n_test), m3)
+    part = mask.astype(np.uint8)
+    seen = np.full(500, -1, dtype=np.int64)
+    assert S.repeated_pairs(order, bounds, part, item, 500) == S._repeated_range(
+        0, 3_000, order, bounds, part, item, seen)

@@ -9,6 +9,7 @@ thread pool; the result does not depend on the number of threads.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, use_parallel
@@ -182,15 +183,11 @@ def leakage_counts(part: np.ndarray, ts: np.ndarray) -> tuple[int, int, int, int
 
 
 @njit()
-def repeated_pairs(order: np.ndarray, bounds: np.ndarray, part: np.ndarray, item: np.ndarray,
-                   n_items: int) -> int:
-    """Test rows (part 1) whose item is also in a training row (part 0) of the same group.
-
-    ``seen[item]`` holds the last group with the item in train: one pass, no hashing.
-    """
-    seen = np.full(max(n_items, 1), -1, dtype=np.int64)
+def _repeated_range(g0: int, g1: int, order: np.ndarray, bounds: np.ndarray,
+                    part: np.ndarray, item: np.ndarray, seen: np.ndarray) -> int:
+    """``seen[item]`` holds the last group with the item in train: one pass, no hashing."""
     count = 0
-    for g in range(len(bounds) - 1):
+    for g in range(g0, g1):
         for p in range(bounds[g], bounds[g + 1]):
             r = order[p]
             if part[r] == 0:
@@ -200,3 +197,25 @@ def repeated_pairs(order: np.ndarray, bounds: np.ndarray, part: np.ndarray, item
             if part[r] == 1 and seen[item[r]] == g:
                 count += 1
     return count
+
+
+@njit(parallel=True)
+def _repeated_parallel(order: np.ndarray, bounds: np.ndarray, part: np.ndarray,
+                       item: np.ndarray, n_items: int, chunks: int) -> int:
+    n = len(bounds) - 1
+    counts = np.zeros(chunks, dtype=np.int64)
+    for c in prange(chunks):
+        seen = np.full(max(n_items, 1), -1, dtype=np.int64)
+        counts[c] = _repeated_range(c * n // chunks, (c + 1) * n // chunks, order, bounds,
+                                    part, item, seen)
+    return int(counts.sum())
+
+
+def repeated_pairs(order: np.ndarray, bounds: np.ndarray, part: np.ndarray, item: np.ndarray,
+                   n_items: int) -> int:
+    """Test rows (part 1) whose item is also in a training row (part 0) of the same group."""
+    if use_parallel(len(part)):
+        chunks = min(n_chunks(len(bounds) - 1), 4 * max(1, numba.get_num_threads()))
+        return int(_repeated_parallel(order, bounds, part, item, n_items, chunks))
+    seen = np.full(max(n_items, 1), -1, dtype=np.int64)
+    return int(_repeated_range(0, len(bounds) - 1, order, bounds, part, item, seen))
