@@ -157,3 +157,33 @@ def test_comparison_report_in_chromium(browser: Any, tmp_path: Path) -> None:
         assert (f"{v:.4f}" if v >= 1e-4 else f"{v:.2e}") in p_values[t["metric"]]
     assert_figures_rendered(page, 1)
     page.close()
+
+
+def test_cross_validation_report_in_chromium(browser: Any, tmp_path: Path) -> None:
+    import numpy as np
+
+    from receval import _demo
+
+    ratings = _demo.sample_ratings(200, 120, seed=6)
+    fold = np.random.default_rng(0).integers(0, 3, len(ratings))
+    folds = [(ratings[fold != f], ratings[fold == f]) for f in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        cv = rv.cross_validate({"random": rv.models.Random(seed=0),
+                                "popular": rv.models.MostPopular(),
+                                "item mean": rv.models.ItemMean()}, ratings,
+                               ["ndcg@10", "precision@10", "rmse"], split=folds,
+                               relevance_threshold=4)
+    path = cv.report(tmp_path / "cv.html")
+    page, errors, requests = open_report(browser, path, "cross-validation-report")
+    assert errors == []
+    assert requests == []
+    summary = cv.summary()
+    shown = rows_text(page, "#summary")
+    for model in cv.models:
+        for label in ("NDCG@10", "Precision@10"):
+            assert [model, label, f"{summary.loc[model, (label, 'mean')]:.4f}",
+                    f"{summary.loc[model, (label, 'std')]:.4f}"] in shown
+    assert len(rows_text(page, "#per-fold")) == 1 + 3 * 3
+    assert_figures_rendered(page, 1)
+    page.close()

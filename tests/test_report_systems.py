@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import receval as rv
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
 
-from receval.report._systems import comparison_data
+from receval.report._systems import comparison_data, folds_data
 
 # two systems, three users; user 3's lists are the same in both
 TRUTH = pd.DataFrame({"user_id": [1, 2, 3], "item_id": ["a", "b", "c"]})
@@ -93,3 +94,67 @@ def test_cli_compare_report(tmp_path: Path) -> None:
     html = (tmp_path / "c.html").read_text(encoding="utf-8")
     assert "a, b vs truth.csv" in html
     assert 'id="fig-means"' in html
+
+
+@pytest.fixture(scope="module")
+def cv() -> rv.CrossValidation:
+    from receval import _demo
+
+    ratings = _demo.sample_ratings(120, 80, seed=2)
+    fold = np.random.default_rng(0).integers(0, 3, len(ratings))
+    folds = [(ratings[fold != f], ratings[fold == f]) for f in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        return rv.cross_validate({"popular": rv.models.MostPopular(),
+                                  "item mean": rv.models.ItemMean()}, ratings,
+                                 ["precision@5", "rmse"], split=folds, k=5,
+                                 relevance_threshold=4)
+
+
+def test_folds_figure_draws_every_fold(cv: rv.CrossValidation) -> None:
+    per_fold, summary = folds_data(cv)
+    fig = cv.plot.folds()
+    assert [ax.get_title(loc="left") for ax in fig.axes] == cv.labels
+    ax = fig.axes[0]  # precision@5: both models, three folds each
+    dots = [c.get_offsets() for c in ax.collections if len(c.get_offsets()) == cv.n_folds]
+    for model, points in zip(cv.models, dots, strict=True):
+        np.testing.assert_allclose(sorted(points[:, 0]), sorted(
+            per_fold.loc[per_fold["model"] == model, "Precision@5"]))
+    rmse_ax = fig.axes[1]  # the popularity model has no predict: only item mean is drawn
+    assert [len(c.get_offsets()) for c in rmse_ax.collections if
+            len(c.get_offsets()) == cv.n_folds] == [cv.n_folds]
+    means = [line.get_xdata()[0] for line in ax.get_lines() if line.get_marker() == "D"]
+    np.testing.assert_allclose(means, [summary.loc[m, ("Precision@5", "mean")]
+                                       for m in cv.models])
+
+
+def test_cross_validation_report_shows_mean_and_std(cv: rv.CrossValidation,
+                                                    tmp_path: Path) -> None:
+    html = cv.report(tmp_path / "cv.html").read_text(encoding="utf-8")
+    summary = cv.summary()
+    for model in cv.models:
+        for label in cv.labels:
+            mean = float(summary.loc[model, (label, "mean")])
+            std = float(summary.loc[model, (label, "std")])
+            if np.isnan(mean):
+                continue
+            assert f"<td>{label}</td><td class=\"num\">{mean:.4f}</td>" \
+                   f"<td class=\"num\">{std:.4f}</td>" in html
+    assert "not measured" in html  # RMSE of the model without predict
+    assert 'id="fig-folds"' in html
+
+
+def test_cli_cv_report(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from receval import _demo
+    from receval.cli import cli
+
+    _demo.sample_ratings(80, 60, seed=1).to_csv(tmp_path / "ratings.csv", index=False)
+    res = CliRunner().invoke(cli, ["cv", str(tmp_path / "ratings.csv"), "--model", "popular",
+                                   "-m", "precision@5", "--folds", "2", "-k", "5",
+                                   "--report", str(tmp_path / "cv.html")])
+    assert res.exit_code == 0, res.output
+    html = (tmp_path / "cv.html").read_text(encoding="utf-8")
+    assert "ratings.csv: 2-fold cross-validation" in html
+    assert 'id="fig-folds"' in html

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,6 +13,7 @@ import pandas as pd
 from receval._result import EvaluationResult
 
 if TYPE_CHECKING:
+    from receval.report._plots import CrossValidationPlots
     from receval.stats import Comparison
 
 __all__ = ["CrossValidation"]
@@ -70,6 +72,25 @@ class CrossValidation:
         frame = frame.reindex(columns=pd.MultiIndex.from_product([self.labels,
                                                                   ["mean", "std"]]))
         return frame.reindex(self.models)
+
+    # -- report and figures (receval[report], receval[plot]; imported on use) -----------------
+    def report(self, path: str | Path, *, title: str | None = None,
+               generated: Any = None) -> Path:
+        """Write a standalone HTML report of this cross-validation to ``path``.
+
+        One file that opens from disk with no network (styles inline, figures as inline
+        SVG): see ``docs/reports.md``. Needs ``pip install 'receval[report]'``.
+        """
+        from receval.report import write_cross_validation_report
+
+        return write_cross_validation_report(self, path, title=title, generated=generated)
+
+    @property
+    def plot(self) -> CrossValidationPlots:
+        """Matplotlib figures of this cross-validation (``pip install 'receval[plot]'``)."""
+        from receval.report._plots import CrossValidationPlots
+
+        return CrossValidationPlots(self)
 
     def to_markdown(self, digits: int = 4) -> str:
         """The summary as a markdown table: ``mean ± std`` per model and metric."""

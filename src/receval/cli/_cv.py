@@ -53,10 +53,12 @@ def _models() -> Any:
 @click.option("--rating-col", default=None, help="Column of ratings.")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv"]),
               default="table", show_default=True, help="Output format.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Also write a standalone HTML report to this file.")
 def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds: int, by: str,
        seed: int, k: int, include_seen: bool, relevance_threshold: float | None,
        no_relevant: str | None, user_col: str | None, item_col: str | None,
-       rating_col: str | None, fmt: str) -> None:
+       rating_col: str | None, fmt: str, report_file: Path | None) -> None:
     """Cross-validate built-in baselines on DATA (CSV, TSV, Parquet or JSON lines).
 
     Example: receval cv ratings.csv --model popular --model random -m ndcg@10 --folds 5
@@ -82,6 +84,8 @@ def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds
         sys.exit(2)
     _print(result, fmt, f"{data.name}: {folds}-fold cross-validation by {by} (seed {seed}), "
            f"top-{k}", [str(w.message) for w in caught], time.perf_counter() - started)
+    if report_file is not None:
+        result.report(report_file, title=f"{data.name}: {folds}-fold cross-validation")
 
 
 def _print(result: Any, fmt: str, title: str, messages: list[str], elapsed: float) -> None:
