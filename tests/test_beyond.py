@@ -310,3 +310,17 @@ def test_buckets_equal_in_memory(tmp_path: object, buckets: int) -> None:
     for m in ms:
         assert ev[m] == pytest.approx(ref[m])
     pd.testing.assert_frame_equal(ev.per_user, ref.per_user)
+
+
+@pytest.mark.parametrize("sim", ["cosine", "jaccard", "cooccurrence"])
+def test_dense_and_sparse_similarity_paths_agree(monkeypatch: pytest.MonkeyPatch,
+                                                 sim: str) -> None:
+    from receval import _beyond_engine
+
+    ms = [f"diversity(similarity={sim})@3", f"unexpectedness(expected=similarity, "
+          f"similarity={sim})@3"]
+    dense = ev(ms)
+    monkeypatch.setattr(_beyond_engine, "DENSE_CELLS", 0)  # pair by pair, no table
+    sparse = ev(ms)
+    for m in ms:
+        assert sparse[m] == pytest.approx(dense[m])

@@ -243,7 +243,7 @@ def _unexpected(metric: M.BeyondMetric, side: _Side, item: np.ndarray, rel: np.n
                                by_pop, n_exp.astype(np.int64), out)
     else:
         mode = _MODES[metric.similarity]
-        keys, vals, feats = _similarity_inputs(side, mode, item)
+        keys, vals, feats, mode = _similarity_inputs(side, mode, item, history=True)
         BK.mean_similarity_to_history(starts, take, item, side.h_starts, side.h_ends,
                                       side.h_item, side.usable, mode, feats, keys, vals,
                                       len(side.items), out)
@@ -253,8 +253,46 @@ def _unexpected(metric: M.BeyondMetric, side: _Side, item: np.ndarray, rel: np.n
     return np.nan_to_num(out), counts
 
 
-def _similarity_inputs(side: _Side, mode: int, item: np.ndarray
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+#: Largest table of precomputed similarities (recommended items x item codes), in cells.
+DENSE_CELLS = 20_000_000
+
+
+def _dense(side: _Side, mode: int, rec: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Similarities of the recommended items (rows) to ``cols`` (item codes), as a table."""
+    if mode == BK.COOCCURRENCE:
+        x = side.user_items
+        c = np.asarray((x[:, rec].T @ x[:, cols]).todense(), dtype=np.float64)
+        norm = np.sqrt(np.outer(side.pop_users[rec], side.pop_users[cols]))
+        return np.divide(c, norm, out=np.zeros_like(c), where=norm > 0)
+    if mode == BK.COSINE:
+        unit = _unit(side.feats)
+        return np.asarray(unit[rec] @ unit[cols].T)
+    if mode == BK.JACCARD:
+        nz = (side.feats != 0).astype(np.float64)
+        inter = nz[rec] @ nz[cols].T
+        union = nz[rec].sum(1)[:, None] + nz[cols].sum(1)[None, :] - inter
+        return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    a, b = side.feats[rec], side.feats[cols]
+    sq = (a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2 * a @ b.T
+    return np.asarray(np.sqrt(np.maximum(sq, 0.0)))
+
+
+def _similarity_inputs(side: _Side, mode: int, item: np.ndarray, *, history: bool = False
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Kernel inputs for one similarity: a dense table when it fits, else the raw form."""
+    m = len(side.items)
+    rec = np.unique(item)
+    if len(rec) * (m if history else len(rec)) <= DENSE_CELLS and mode != BK.EUCLIDEAN:
+        dense = _dense(side, mode, rec, np.arange(m) if history else rec)
+        rows = np.zeros(m, dtype=np.int64)
+        rows[rec] = np.arange(len(rec))
+        return (rows, np.zeros(1), np.ascontiguousarray(dense),
+                BK.DENSE_ROWS if history else BK.DENSE)
+    return (*_raw_similarity(side, mode, item), mode)
+
+
+def _raw_similarity(side: _Side, mode: int, item: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if mode == BK.COOCCURRENCE:
         keys, vals = _cooccurrence(side, item)
         return keys, vals, np.zeros((1, 1))
@@ -265,10 +303,10 @@ def _similarity_inputs(side: _Side, mode: int, item: np.ndarray
 def _diversity(metric: M.Diversity, side: _Side, item: np.ndarray, take: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
     mode = _MODES[metric.similarity]
-    keys, vals, feats = _similarity_inputs(side, mode, item)
+    usable = side.usable if mode != BK.COOCCURRENCE else np.ones(len(side.items), dtype=bool)
+    keys, vals, feats, mode = _similarity_inputs(side, mode, item)
     n = len(take)
     total, pairs, count = np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    usable = side.usable if mode != BK.COOCCURRENCE else np.ones(len(side.items), dtype=bool)
     BK.list_dissimilarity(np.cumsum(take) - take, take, item, usable, mode, feats, keys,
                           vals, len(side.items), total, pairs, count)
     den = pairs if metric.normalize == "pairs" else count

@@ -23,13 +23,22 @@ __all__ = [
     "pair_similarity",
 ]
 
-COSINE, JACCARD, EUCLIDEAN, COOCCURRENCE = 0, 1, 2, 3
+COSINE, JACCARD, EUCLIDEAN, COOCCURRENCE, DENSE, DENSE_ROWS = 0, 1, 2, 3, 4, 5
 
 
 @njit()
 def pair_similarity(a: int, b: int, mode: int, feats: np.ndarray, keys: np.ndarray,
                     vals: np.ndarray, n_items: int) -> float:
-    """Similarity of items ``a`` and ``b`` (Euclidean: their distance)."""
+    """Similarity of items ``a`` and ``b`` (Euclidean: their distance).
+
+    Precomputed tables (``keys`` maps an item code to its row among the recommended
+    items): ``DENSE`` is recommended x recommended, ``DENSE_ROWS`` recommended x every
+    item code.
+    """
+    if mode == DENSE:
+        return feats[keys[a], keys[b]]
+    if mode == DENSE_ROWS:
+        return feats[keys[a], b]
     if mode == COSINE:  # rows of feats are unit vectors (or zero: similarity 0)
         s = 0.0
         for f in range(feats.shape[1]):
