@@ -67,7 +67,8 @@ def _tagged(frame: Any, cols: dict[str, str], side: int, prefix: str, kind: str,
     from pyspark.sql import functions as F
 
     key = _key(frame, cols["user"], kind, opts.id_cast)
-    integer = kind == "integer" or opts.id_cast == "int"
+    # the key's type after the cast decides the bucket function, the same on both sides
+    integer = opts.id_cast == "int" or (opts.id_cast is None and kind == "integer")
     selected = [F.col(f"`{c}`").alias(prefix + c) for c in cols.values()]
     return frame.select(*selected, F.monotonically_increasing_id().alias(SEQ),
                         F.lit(side).cast("tinyint").alias(SIDE),
