@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from receval._columns import Columns
-from receval.data._table import _as_frame, _ids
+from receval.data._table import _as_frame, _ids, _ids_of
 from receval.exceptions import DataError, InvalidParameterError, format_examples
 
 __all__ = ["Features", "read_features", "train_ids"]
@@ -17,10 +17,7 @@ __all__ = ["Features", "read_features", "train_ids"]
 
 def train_ids(data: Any, columns: Columns) -> tuple[pd.Series, pd.Series]:
     """The user and item ids of the training interactions (any form receval reads)."""
-    frame = _as_frame(data, "train")
-    avail = [str(c) for c in frame.columns]
-    ucol = columns.require("user", avail, table="train")
-    icol = columns.require("item", avail, table="train")
+    frame, _, ucol, icol = _ids_of(data, "train", columns)
     return _ids(frame, ucol, "train", "user"), _ids(frame, icol, "train", "item")
 
 

@@ -113,6 +113,15 @@ def _ids(frame: pd.DataFrame, col: str, table: str, role: str) -> pd.Series:
     return s.reset_index(drop=True)
 
 
+def _ids_of(data: Any, table: str, columns: Columns
+            ) -> tuple[pd.DataFrame, list[str], str, str]:
+    """The table as a frame, its column names, and its user and item columns."""
+    frame = _as_frame(data, table)
+    avail = [str(c) for c in frame.columns]
+    return (frame, avail, columns.require("user", avail, table=table),
+            columns.require("item", avail, table=table))
+
+
 def roles_of(avail: list[str], table: str, columns: Columns) -> dict[str, str]:
     """The column of each role that ``table`` (``"recs"`` or ``"truth"``) has.
 
