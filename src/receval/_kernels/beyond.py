@@ -93,7 +93,10 @@ def list_dissimilarity(starts: np.ndarray, take: np.ndarray, item: np.ndarray,
                 b = item[s0 + y]
                 if not usable[b]:
                     continue
-                s = pair_similarity(a, b, mode, feats, keys, vals, n_items)
+                if mode == DENSE:  # the common case, without a call per pair
+                    s = feats[keys[a], keys[b]]
+                else:
+                    s = pair_similarity(a, b, mode, feats, keys, vals, n_items)
                 total += s if mode == EUCLIDEAN else 1.0 - s
                 pairs += 1
         out_sum[u] = total
@@ -120,7 +123,10 @@ def mean_similarity_to_history(starts: np.ndarray, take: np.ndarray, item: np.nd
             if usable[a]:
                 for p in range(h_starts[u], h_ends[u]):
                     b = h_item[p]
-                    if usable[b]:
+                    if usable[b] and mode == DENSE_ROWS:
+                        total += feats[keys[a], b]
+                        m += 1
+                    elif usable[b]:
                         total += pair_similarity(a, b, mode, feats, keys, vals, n_items)
                         m += 1
             out[s0 + x] = 1.0 - total / m if m > 0 else np.nan
