@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import InvalidParameterError
-from strategies import examples
+from tests.strategies import examples
 
 DATA = pd.DataFrame(
     [(1, "a", 5), (1, "b", 3), (1, "c", 4), (2, "a", 4), (2, "c", 2), (2, "b", 5), (2, "d", 3),

@@ -468,6 +468,10 @@ def merge_into(partials: Sequence[Any], opts: Any, summaries: dict[str, Any],
         got = [p.per_user[m.label] for p in parts]
         users = got[0][0].append([g[0] for g in got[1:]]) if len(got) > 1 else got[0][0]
         value, num, den = (np.concatenate([g[i] for g in got]) for i in (1, 2, 3))
+        if not users.is_monotonic_increasing:  # user order, as in one in-memory partition,
+            with contextlib.suppress(TypeError):  # so that sums are the same to the last bit
+                perm = np.asarray(users.argsort(), dtype=np.int64)
+                users, value, num, den = users[perm], value[perm], num[perm], den[perm]
         undefined = int(np.isnan(value).sum())
         micro = getattr(m, "aggregation", "macro") == "micro"
         if micro:

@@ -22,7 +22,7 @@ from receval._cv_result import CrossValidation
 from receval._evaluate import evaluate
 from receval._result import EvaluationResult
 from receval.exceptions import InvalidParameterError
-from receval.metrics import Metric, parse
+from receval.metrics import BeyondMetric, Metric, parse
 from receval.models._base import check_k, rank_by_predict
 from receval.models._data import (
     ModelOutputError,
@@ -264,9 +264,29 @@ def _run_one(name: str, model: Any, train: pd.DataFrame, test: pd.DataFrame,
     if getattr(model, "fallbacks_", None):
         settings["fallbacks"][(name, fold)] = dict(model.fallbacks_)
     clock = time.perf_counter()
-    parts = [evaluate(recs, test, list(metrics), **options) for recs, metrics in evaluations]
+    parts = [evaluate(recs, test, list(metrics), **_fold_train(metrics, options, train))
+             for recs, metrics in evaluations]
     seconds["evaluate"] = time.perf_counter() - clock
     return _combine(parts), seconds
+
+
+def _fold_train(metrics: Sequence[str | Metric], options: dict[str, Any],
+                train: pd.DataFrame) -> dict[str, Any]:
+    """The evaluate options of one fold, with the fold's training rows as ``train=``.
+
+    Only for the metrics that read it (novelty, popularity, the long tail, ...), and only
+    when no ``train=`` was given.
+    """
+    if "train" in options:
+        return options
+    for metric in metrics:
+        try:
+            parsed = parse(metric) if isinstance(metric, str) else metric
+        except InvalidParameterError:  # a name only a convention knows: not a beyond metric
+            continue
+        if isinstance(parsed, BeyondMetric) and "train" in parsed.inputs():
+            return {**options, "train": train}
+    return options
 
 
 def _combine(parts: list[EvaluationResult]) -> EvaluationResult:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Demo", "experiment", "sample_ratings"]
+__all__ = ["Demo", "experiment", "genres", "sample_ratings"]
 
 
 def sample_ratings(n_users: int = 600, n_items: int = 400, *, seed: int = 7) -> pd.DataFrame:
@@ -47,6 +47,17 @@ def sample_ratings(n_users: int = 600, n_items: int = 400, *, seed: int = 7) -> 
     return frame.sort_values(["user_id", "timestamp"], ignore_index=True)
 
 
+def genres(ratings: pd.DataFrame, seed: int = 7) -> pd.DataFrame:
+    """A genre-like feature of the sample items: one of eight genres each, seeded.
+
+    A long (item, feature) table, as ``evaluate(item_features=...)`` reads it.
+    """
+    items = np.sort(ratings["item_id"].unique())
+    names = ["action", "comedy", "drama", "horror", "romance", "scifi", "thriller", "kids"]
+    return pd.DataFrame({"item_id": items,
+                         "genre": np.random.default_rng(seed).choice(names, len(items))})
+
+
 @dataclass(frozen=True)
 class Demo:
     """What :func:`experiment` produced: the data, the split and the two evaluations."""
@@ -68,14 +79,16 @@ def experiment(n_users: int = 600, n_items: int = 400, *, seed: int = 7, k: int 
     ratings = sample_ratings(n_users, n_items, seed=seed)
     split = rv.split.temporal(ratings, test_size=0.2, per_user=True)
     ranking = [f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"map@{k}", f"mrr@{k}",
-               f"hit_rate@{k}", f"item_coverage@{k}", "user_coverage"]
+               f"hit_rate@{k}", f"item_coverage@{k}", "user_coverage", f"novelty@{k}",
+               f"diversity(similarity=jaccard)@{k}", f"long_tail@{k}", f"gini@{k}"]
     recommenders = {"random": rv.models.Random(seed=seed),
                     "most popular": rv.models.MostPopular()}
     predictors = {"global mean": rv.models.GlobalMean(),
                   "item mean": rv.models.ItemMean(shrinkage=5.0)}
     return Demo(ratings, split,
                 rv.cross_validate(recommenders, ratings, ranking, split=split, k=k,
-                                  relevance_threshold=4, progress=False),
+                                  relevance_threshold=4, item_features=genres(ratings, seed),
+                                  progress=False),
                 rv.cross_validate(predictors, ratings,
                                   ["rmse", "mae", "rmse(aggregation=macro)"], split=split,
                                   progress=False))
