@@ -8,6 +8,8 @@ string ids all reach the kernels with the same types.
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -52,6 +54,12 @@ def _dispatchers() -> dict[str, object]:
 
 
 def test_every_kernel_has_one_signature_whatever_the_input_dtypes() -> None:
+    """In a new process: other tests of this run call kernels (splits, sampling) with their
+    own types, and numba's dispatchers count every process-wide compilation."""
+    subprocess.run([sys.executable, __file__], check=True, timeout=600)
+
+
+def check_one_signature() -> None:
     values = set()
     for user_dtype, score_dtype, grade_dtype, shuffle in [
             ("int64", "float64", "int64", False), ("int32", "float32", "float64", True),
@@ -66,3 +74,7 @@ def test_every_kernel_has_one_signature_whatever_the_input_dtypes() -> None:
             if len(d.signatures) > 1}  # type: ignore[attr-defined]
     assert not many, f"kernels compiled for more than one set of types: {many}"
     assert len(values) == 1  # the same data in any id type and row order: the same number
+
+
+if __name__ == "__main__":
+    check_one_signature()
