@@ -284,8 +284,8 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
         groups.setdefault((metric.tie_policy or opts.ties, *metric.grade_mode),
                           []).append(metric)
     for (policy, grades, shifted), group in groups.items():
-        cutoffs = [m.k for m in group]  # only the top max(k) + 1 places are read
-        top = max(cutoffs) + 1 if all(cutoffs) else 0  # type: ignore[type-var, operator]
+        places = [m.places_read for m in group]  # the lists keep max(k) + 1 places
+        top = max(places) + 1 if all(places) else 0
         lists = data.ranked(codes, policy, top=top,
                             **_grade_arrays(data, grades, shifted, opts))
         req = np.array([m.request() for m in group], dtype=np.float64)

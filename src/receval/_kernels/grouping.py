@@ -1,4 +1,4 @@
-"""Compiled helpers that build the grouped (CSR) arrays: join, duplicate check, sorting.
+"""Compiled helpers that build the grouped (CSR) arrays: grouping, join, duplicate check.
 
 Every function takes ``offsets`` (int64, length ``n_groups + 1``) that delimit contiguous
 groups (users) and works on each group independently: on one thread for small inputs, over
@@ -11,59 +11,53 @@ import numba
 import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, readonly, use_parallel
+from receval._kernels.sorting import order_desc
 
 __all__ = [
     "count_in_groups",
     "counting_order",
-    "gather_relevance",
-    "group_argsort_desc",
     "group_rows",
     "match_in_groups",
-    "order_in_groups",
-    "ranked_within_groups",
-    "sort_groups_desc",
     "sort_items_in_groups",
 ]
 
 
 @njit()
 def _match_range(g0: int, g1: int, r_off: np.ndarray, r_item: np.ndarray, t_off: np.ndarray,
-                 t_item: np.ndarray, out: np.ndarray, seen: np.ndarray) -> int:
-    """Join and count repeats for groups ``g0:g1``.
+                 t_item: np.ndarray, out: np.ndarray, seen: np.ndarray, slot: np.ndarray
+                 ) -> int:
+    """Join and count repeats for groups ``g0:g1`` with two item-indexed tables.
 
-    ``seen[item]`` holds the last group that recommended the item, so a repeat within a
-    group costs one look-up.
+    ``slot[item]`` holds the item's truth row of the current group: each group first writes
+    its truth rows there, and a value below the group's first truth row is a stale entry of
+    an earlier group (groups are visited in order, truth rows of later groups have larger
+    indices). ``seen[item]`` holds the last group that recommended the item, so a repeat
+    within a group costs one look-up. Both tables start at -1.
     """
     dups = 0
     for u in range(g0, g1):
         ts = t_off[u]
-        te = t_off[u + 1]
+        for t in range(ts, t_off[u + 1]):
+            slot[t_item[t]] = t
         for p in range(r_off[u], r_off[u + 1]):
             x = r_item[p]
             if seen[x] == u:
                 dups += 1
             seen[x] = u
-            lo = ts
-            hi = te
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if t_item[mid] < x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[p] = lo if lo < te and t_item[lo] == x else -1
+            v = slot[x]
+            out[p] = v if v >= ts else -1
     return dups
 
 
 @njit(parallel=True)
 def _match_parallel(r_off: np.ndarray, r_item: np.ndarray, t_off: np.ndarray,
-                    t_item: np.ndarray, out: np.ndarray, n_items: int, chunks: int) -> int:
+                    t_item: np.ndarray, out: np.ndarray, seen: np.ndarray, slot: np.ndarray,
+                    chunks: int) -> int:
     n = len(r_off) - 1
     dups = np.zeros(chunks, dtype=np.int64)
     for c in prange(chunks):
-        seen = np.full(n_items, -1, dtype=np.int64)
         dups[c] = _match_range(c * n // chunks, (c + 1) * n // chunks, r_off, r_item, t_off,
-                               t_item, out, seen)
+                               t_item, out, seen[c], slot[c])
     return int(dups.sum())
 
 
@@ -71,64 +65,28 @@ def match_in_groups(r_off: np.ndarray, r_item: np.ndarray, t_off: np.ndarray,
                     t_item: np.ndarray, out: np.ndarray, n_items: int) -> int:
     """For every recommended row, the index of the same item among its user's truth rows.
 
-    ``r_off``/``t_off`` delimit the same users in the recommendations and in the truth;
-    each truth group must be sorted by item; item codes are below ``n_items``. Writes the
-    matching truth index (or -1) into ``out`` and returns the number of rows that repeat an
-    item earlier in their group.
+    ``r_off``/``t_off`` delimit the same users in the recommendations and in the truth; a
+    truth group must not repeat an item; item codes are below ``n_items``. Writes the
+    matching truth index (or -1) into ``out`` (int32 or int64) and returns the number of rows
+    that repeat an item earlier in their group. O(rows): one look-up per row in item-indexed
+    tables (one pair per chunk of groups on the thread pool).
     """
+    chunks = 1
+    width = max(n_items, 1)
     if use_parallel(len(r_item)):
-        chunks = min(n_chunks(len(r_off) - 1), 4 * max(1, numba.get_num_threads()))
-        return int(_match_parallel(r_off, r_item, t_off, t_item, out, n_items, chunks))
-    seen = np.full(max(n_items, 1), -1, dtype=np.int64)
-    return int(_match_range(0, len(r_off) - 1, r_off, r_item, t_off, t_item, out, seen))
-
-
-@njit()
-def _gather_range(i0: int, i1: int, idx: np.ndarray, t_rel: np.ndarray, t_grade: np.ndarray,
-                  rel: np.ndarray, grade: np.ndarray) -> None:
-    for i in range(i0, i1):
-        j = idx[i]
-        if j >= 0 and t_rel[j]:
-            rel[i] = 1
-            grade[i] = t_grade[j]
-        else:
-            rel[i] = 0
-            grade[i] = 0.0
-
-
-@njit(parallel=True)
-def _gather_parallel(idx: np.ndarray, t_rel: np.ndarray, t_grade: np.ndarray,
-                     rel: np.ndarray, grade: np.ndarray, chunks: int) -> None:
-    n = len(idx)
-    for c in prange(chunks):
-        _gather_range(c * n // chunks, (c + 1) * n // chunks, idx, t_rel, t_grade, rel, grade)
-
-
-def gather_relevance(idx: np.ndarray, t_rel: np.ndarray, t_grade: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Relevance (0/1) and grade (0 unless relevant) of each row matched to truth row ``idx``."""
-    rel = np.empty(len(idx), dtype=np.uint8)
-    grade = np.empty(len(idx), dtype=np.float64)
-    idx, t_rel, t_grade = readonly(idx), readonly(t_rel), readonly(t_grade)
-    if use_parallel(len(idx)):
-        _gather_parallel(idx, t_rel, t_grade, rel, grade, n_chunks(len(idx) // 4096 + 1))
-    else:
-        _gather_range(0, len(idx), idx, t_rel, t_grade, rel, grade)
-    return rel, grade
-
-
-@njit()
-def ranked_within_groups(group: np.ndarray, key: np.ndarray) -> tuple[bool, bool]:
-    """Whether ``key`` never increases within a group, and whether it ever repeats."""
-    ranked = True
-    tied = False
-    for i in range(1, len(key)):
-        if group[i] == group[i - 1]:
-            if key[i] > key[i - 1]:
-                ranked = False
-            elif key[i] == key[i - 1]:
-                tied = True
-    return ranked, tied
+        threads = max(1, numba.get_num_threads())
+        # a few chunks per thread balance the load; one per thread when the tables (one
+        # pair per chunk) would outweigh the rows
+        chunks = min(n_chunks(len(r_off) - 1), 4 * threads,
+                     max(threads, len(r_item) // width))
+    groups = np.int32 if len(r_off) < 2**31 else np.int64
+    seen = np.full((chunks, width), -1, dtype=groups)
+    slot = np.full((chunks, width), -1, dtype=out.dtype)
+    r_off, r_item, t_off, t_item = (readonly(a) for a in (r_off, r_item, t_off, t_item))
+    if chunks > 1:
+        return int(_match_parallel(r_off, r_item, t_off, t_item, out, seen, slot, chunks))
+    return int(_match_range(0, len(r_off) - 1, r_off, r_item, t_off, t_item, out, seen[0],
+                            slot[0]))
 
 
 @njit()
@@ -141,185 +99,6 @@ def count_in_groups(off: np.ndarray, flags: np.ndarray) -> np.ndarray:
             c += flags[i]
         out[g] = c
     return out
-
-
-@njit()
-def _sort_range(g0: int, g1: int, off: np.ndarray, out: np.ndarray) -> None:
-    for g in range(g0, g1):
-        s = off[g]
-        e = off[g + 1]
-        if e - s > 1:
-            seg = out[s:e]
-            seg.sort()
-            for i in range((e - s) // 2):
-                tmp = seg[i]
-                seg[i] = seg[e - s - 1 - i]
-                seg[e - s - 1 - i] = tmp
-
-
-@njit(parallel=True)
-def _sort_parallel(off: np.ndarray, out: np.ndarray, chunks: int) -> None:
-    n = len(off) - 1
-    for c in prange(chunks):
-        _sort_range(c * n // chunks, (c + 1) * n // chunks, off, out)
-
-
-def sort_groups_desc(off: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """A copy of ``values`` with every group sorted in decreasing order."""
-    out = values.copy()
-    if use_parallel(len(values)):
-        _sort_parallel(off, out, n_chunks(len(off) - 1))
-    else:
-        _sort_range(0, len(off) - 1, off, out)
-    return out
-
-
-@njit()
-def _order_range(g0: int, g1: int, off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray,
-                 rel: np.ndarray, grade: np.ndarray, item: np.ndarray, top: int) -> None:
-    """Put each group's rows in order in place.
-
-    ``key`` descending, ``tiebreak`` ascending, then row order. With ``top > 0`` only the
-    first ``top`` places of a group are ordered (a stable selection); the rest of the group
-    follows in an unspecified order.
-    """
-    width = 0
-    for g in range(g0, g1):
-        width = max(width, off[g + 1] - off[g])
-    neg = np.empty(width)
-    ord_ = np.empty(width, dtype=np.int64)
-    k_s = np.empty(width)
-    r_s = np.empty(width, dtype=rel.dtype)
-    g_s = np.empty(width)
-    i_s = np.empty(width, dtype=item.dtype)
-    has_tb = len(tiebreak) > 0
-    for g in range(g0, g1):
-        s = off[g]
-        n = off[g + 1] - s
-        ordered = True
-        for i in range(1, n):
-            a = key[s + i - 1]
-            b = key[s + i]
-            if b > a or (b == a and has_tb and tiebreak[s + i] < tiebreak[s + i - 1]):
-                ordered = False
-                break
-        if ordered:
-            continue
-        if has_tb:  # stable by tiebreak, then stable by -key: lexicographic (-key, tiebreak)
-            o1 = np.argsort(tiebreak[s:s + n], kind="mergesort")
-            for i in range(n):
-                neg[i] = -key[s + o1[i]]
-            o2 = np.argsort(neg[:n], kind="mergesort")
-            for i in range(n):
-                ord_[i] = o1[o2[i]]
-        elif 0 < top < n // 4:  # stable top-`top` selection by insertion
-            m = 0
-            for i in range(n):
-                x = key[s + i]
-                if m == top and not x > key[s + ord_[m - 1]]:
-                    continue
-                q = m if m < top else top - 1
-                while q > 0 and key[s + ord_[q - 1]] < x:
-                    ord_[q] = ord_[q - 1]
-                    q -= 1
-                ord_[q] = i
-                if m < top:
-                    m += 1
-            mark = np.zeros(n, dtype=np.bool_)
-            for i in range(m):
-                mark[ord_[i]] = True
-            j = m
-            for i in range(n):
-                if not mark[i]:
-                    ord_[j] = i
-                    j += 1
-        else:
-            for i in range(n):
-                neg[i] = -key[s + i]
-            o = np.argsort(neg[:n], kind="mergesort")
-            for i in range(n):
-                ord_[i] = o[i]
-        for i in range(n):
-            j = s + ord_[i]
-            k_s[i] = key[j]
-            r_s[i] = rel[j]
-            g_s[i] = grade[j]
-            i_s[i] = item[j]
-        for i in range(n):
-            key[s + i] = k_s[i]
-            rel[s + i] = r_s[i]
-            grade[s + i] = g_s[i]
-            item[s + i] = i_s[i]
-
-
-@njit(parallel=True)
-def _order_parallel(off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray, rel: np.ndarray,
-                    grade: np.ndarray, item: np.ndarray, top: int, chunks: int) -> None:
-    n = len(off) - 1
-    for c in prange(chunks):
-        _order_range(c * n // chunks, (c + 1) * n // chunks, off, key, tiebreak, rel, grade,
-                     item, top)
-
-
-def order_in_groups(off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray, rel: np.ndarray,
-                    grade: np.ndarray, item: np.ndarray, top: int = 0) -> None:
-    """Order each group's rows in place by ``key`` descending (see :func:`_order_range`).
-
-    ``key``, ``rel``, ``grade`` and ``item`` are permuted together; ``tiebreak`` (empty: row
-    order) is read only. ``top > 0`` orders only the first ``top`` places of each group.
-    """
-    if use_parallel(len(key)):
-        _order_parallel(off, key, tiebreak, rel, grade, item, top, n_chunks(len(off) - 1))
-    else:
-        _order_range(0, len(off) - 1, off, key, tiebreak, rel, grade, item, top)
-
-
-@njit()
-def _argsort_range(g0: int, g1: int, off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray,
-                   order: np.ndarray) -> None:
-    for g in range(g0, g1):
-        s = off[g]
-        e = off[g + 1]
-        n = e - s
-        if n == 0:
-            continue
-        neg = np.empty(n)
-        if len(tiebreak) == 0:  # ties keep the row order: one stable sort by -key
-            for i in range(n):
-                neg[i] = -key[s + i]
-            o = np.argsort(neg, kind="mergesort")
-            for i in range(n):
-                order[s + i] = s + o[i]
-            continue
-        # stable sort by tiebreak, then stable sort by -key: lexicographic (-key, tiebreak)
-        o1 = np.argsort(tiebreak[s:e], kind="mergesort")
-        for i in range(n):
-            neg[i] = -key[s + o1[i]]
-        o2 = np.argsort(neg, kind="mergesort")
-        for i in range(n):
-            order[s + i] = s + o1[o2[i]]
-
-
-@njit(parallel=True)
-def _argsort_parallel(off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray,
-                      order: np.ndarray, chunks: int) -> None:
-    n = len(off) - 1
-    for c in prange(chunks):
-        _argsort_range(c * n // chunks, (c + 1) * n // chunks, off, key, tiebreak, order)
-
-
-def group_argsort_desc(off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
-    """Order rows by ``key`` descending within each group.
-
-    Ties are broken by ``tiebreak`` ascending, then by position (the sort is stable); an
-    empty ``tiebreak`` leaves ties in row order.
-    """
-    order = np.empty(len(key), dtype=np.int64)
-    if use_parallel(len(key)):
-        _argsort_parallel(off, key, tiebreak, order, n_chunks(len(off) - 1))
-    else:
-        _argsort_range(0, len(off) - 1, off, key, tiebreak, order)
-    return order
 
 
 @njit()
@@ -440,6 +219,13 @@ def group_rows(code: np.ndarray, n_codes: int, item: np.ndarray, value: np.ndarr
 def _sort_items_range(g0: int, g1: int, off: np.ndarray, item: np.ndarray, value: np.ndarray,
                       tmp_i: np.ndarray, tmp_f: np.ndarray) -> None:
     """Stable sort of each group's rows by item (insertion sort for short groups)."""
+    width = 0
+    for g in range(g0, g1):
+        width = max(width, off[g + 1] - off[g])
+    neg = np.empty(width)
+    order = np.empty(width, dtype=np.int64)
+    scratch = np.empty(width, dtype=np.int64)
+    empty = np.empty(0)
     for g in range(g0, g1):
         s = off[g]
         e = off[g + 1]
@@ -462,10 +248,12 @@ def _sort_items_range(g0: int, g1: int, off: np.ndarray, item: np.ndarray, value
                 item[q + 1] = x
                 value[q + 1] = v
             continue
-        o = np.argsort(item[s:e], kind="mergesort")
+        for j in range(e - s):  # ascending items: descending negated items (exact in float64)
+            neg[j] = -float(item[s + j])
+        order_desc(neg, empty, e - s, order, scratch)
         for j in range(e - s):
-            tmp_i[s + j] = item[s + o[j]]
-            tmp_f[s + j] = value[s + o[j]]
+            tmp_i[s + j] = item[s + order[j]]
+            tmp_f[s + j] = value[s + order[j]]
         for p in range(s, e):
             item[p] = tmp_i[p]
             value[p] = tmp_f[p]

@@ -22,6 +22,7 @@ import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, use_parallel
 from receval._kernels.auc import auc_terms
+from receval._kernels.sorting import order_desc
 
 __all__ = [
     "AP",
@@ -132,10 +133,11 @@ def _list_ideal_dcg(grade: np.ndarray, rel: np.ndarray, s: int, e: int, cut: int
     vals = np.empty(e - s)
     for p in range(s, e):
         vals[p - s] = gain_value(grade[p], float(rel[p]), gflag, shift)
-    vals = np.sort(vals)[::-1]
+    order = np.empty(e - s, dtype=np.int64)
+    order_desc(vals, np.empty(0), e - s, order, np.empty(e - s, dtype=np.int64))
     total = 0.0
     for j in range(min(cut, e - s)):
-        total += vals[j] * discount(j + 1, dflag, param)
+        total += vals[order[j]] * discount(j + 1, dflag, param)
     return total
 
 
@@ -220,7 +222,7 @@ def _ap_block(r: int, n: int, h: int, first_rank: int, places: int) -> float:
 def _ap_sum_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> tuple[float, int]:
     """E[sum over i <= cut of rel_i * P@i] and the number of hits before the straddling block."""
     total = 0.0
-    h = 0
+    h = np.int64(0)  # not the literal 0: one compiled _ap_block
     p = s
     while p < s + cut:
         b1 = bend[p]
@@ -243,7 +245,7 @@ def _ap_hits_expected(rel: np.ndarray, s: int, cut: int, bend: np.ndarray) -> fl
     """
     # sum over complete blocks, and locate the straddling block
     total = 0.0
-    hb = 0
+    hb = np.int64(0)  # not the literal 0: one compiled _ap_block
     p = s
     while p < s + cut:
         b1 = bend[p]
@@ -298,7 +300,8 @@ def _user(u: int, starts: np.ndarray, ends: np.ndarray, grade: np.ndarray, rel: 
     length = e - s
     nr = n_rel[u]
     expected = len(bstart) > 0
-    rvals = _gains(grade, rel, s, e, bstart, bend, GAIN_BINARY, 0.0) if expected \
+    binary = np.int64(GAIN_BINARY)  # an int64, as gflag[m]: one compiled _gains
+    rvals = _gains(grade, rel, s, e, bstart, bend, binary, 0.0) if expected \
         else np.empty(0)
     for m in range(len(kind)):
         k = kval[m]

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, use_parallel
+from receval._kernels.sorting import order_desc
 
 __all__ = [
     "ABS_ERROR",
@@ -32,7 +33,8 @@ ABS_ERROR, SQ_ERROR, DEC_PRECISION, DEC_RECALL, DEC_F1, SPEARMAN, KENDALL = 0, 1
 def _average_ranks(x: np.ndarray) -> np.ndarray:
     """Ranks 1..n with ties given the mean of their ranks."""
     n = len(x)
-    order = np.argsort(x, kind="mergesort")
+    order = np.empty(n, dtype=np.int64)
+    order_desc(-x, np.empty(0), n, order, np.empty(n, dtype=np.int64))  # ascending x
     ranks = np.empty(n)
     i = 0
     while i < n:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from receval._kernels import grouping as G
+from receval._kernels import ordering as O
 from receval.data._encode import encode_ids
 from receval.data._table import InputTable
 from receval.exceptions import (
@@ -171,40 +172,36 @@ class Interactions:
         gain (trec_eval's judged grades); ``grade_shift`` is subtracted from every such grade
         (Elliot's ``2^(g - t + 1) - 1`` gain is the exponential gain of ``g - (t - 1)``).
         ``top > 0`` promises that only the first ``top`` places of each list are read (every
-        metric has a cutoff below it): the rest of a list is then left unordered.
+        metric has a cutoff below it, and none reads the set of grades of the whole list):
+        the lists then hold only those places, found by a stable selection.
         """
         t_rel = self.t_rel if relevant is None else relevant
         t_grade = self.t_grade - grade_shift if grade_shift else self.t_grade
-        rel, grade = G.gather_relevance(self.r_truth, t_rel, t_grade)
-
-        key = self.r_key
-        item = self.r_item
-        tiebreak = self._tiebreak(ties, grade)
-        if tiebreak is not None and key is not None:
-            key, item = key.copy(), item.copy()  # ordered in place, per user, in compiled code
-            G.order_in_groups(self.r_off, key, tiebreak, rel, grade, item,
-                              0 if ties == "expected" else top)
+        if ties == "expected":  # a block of ties may straddle any cutoff: whole lists
+            top = 0
+        tiebreak = self._tiebreak(ties, t_rel, t_grade)
+        lists = O.rank_groups(self.r_off, self.r_key, tiebreak, self.r_item, self.r_truth,
+                              t_rel, t_grade, top)
         block_start = block_end = np.empty(0, dtype=np.int64)
-        if ties == "expected" and key is not None:
-            block_start, block_end = _tie_blocks(self.r_user, key)
+        if ties == "expected" and lists.key is not None:  # whole lists: r_user still fits
+            block_start, block_end = _tie_blocks(self.r_user, lists.key)
 
         ideal_off = _offsets(self.t_user[t_rel], self.n_users)
-        ideal_grade = G.sort_groups_desc(ideal_off, t_grade[t_rel])
+        ideal_grade = O.sort_groups_desc(ideal_off, t_grade[t_rel])
         return RankedLists(
-            starts=self.r_off[users], ends=self.r_off[users + 1],
-            grade=grade, rel=rel, item=item, n_rel=np.diff(ideal_off)[users],
+            starts=lists.off[users], ends=lists.off[users + 1],
+            grade=lists.grade, rel=lists.rel, item=lists.item, n_rel=np.diff(ideal_off)[users],
             ideal_starts=ideal_off[users], ideal_ends=ideal_off[users + 1],
-            ideal_grade=ideal_grade, block_start=block_start, block_end=block_end, key=key,
+            ideal_grade=ideal_grade, block_start=block_start, block_end=block_end,
+            key=lists.key,
         )
 
-    def _tiebreak(self, ties: str, grade: np.ndarray) -> np.ndarray | None:
-        """The secondary sort key of a tie policy (empty: row order); None without a key.
+    def _tiebreak(self, ties: str, t_rel: np.ndarray, t_grade: np.ndarray) -> np.ndarray:
+        """The secondary sort key of a tie policy (empty: row order).
 
         Rows are ordered by key descending, then by this ascending, then by row order.
         """
-        if self.r_key is None:
-            return None
-        if ties in ("stable", "expected"):
+        if self.r_key is None or ties in ("stable", "expected"):
             return np.empty(0, dtype=np.float64)
         if ties == "item":
             return self.r_item.astype(np.float64)
@@ -212,10 +209,12 @@ class Interactions:
             return -self.r_item.astype(np.float64)
         if ties == "item_str_desc":  # trec_eval: docno descending as a byte string
             return -self._text_order()[self.r_item]
-        if ties == "optimistic":
-            return -grade
-        if ties == "pessimistic":
-            return grade.copy()  # grade itself is permuted while this is read
+        if ties in ("optimistic", "pessimistic"):  # relevant first / last, by grade
+            matched = self.r_truth >= 0
+            grade = np.zeros(len(self.r_truth))
+            rows = self.r_truth[matched]
+            grade[matched] = np.where(t_rel[rows], t_grade[rows], 0.0)
+            return -grade if ties == "optimistic" else grade
         raise InvalidParameterError(  # pragma: no cover - validated upstream
             f"ties must be one of {TIE_POLICIES}, got {ties!r}", parameter="ties")
 

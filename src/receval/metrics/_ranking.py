@@ -107,6 +107,11 @@ class RankingMetric(Metric):
         """The metric's own tie policy, or None to follow ``evaluate``."""
         return getattr(self, "ties", None)
 
+    @property
+    def places_read(self) -> int:
+        """How many leading places of a list the metric reads; 0: the whole list."""
+        return self.k or 0
+
 
 @register("p", "prec")
 class Precision(RankingMetric):
@@ -389,6 +394,11 @@ class NDCG(RankingMetric):
         """nDCG with its gain, discount and ideal."""
         return (K.NDCG, self.k or 0, _GAINS[self.gain], _DISCOUNTS[self.discount],
                 _IDEALS[self.ideal], 0.0)
+
+    @property
+    def places_read(self) -> int:
+        """``ideal='list'`` reorders the grades of the whole list: it reads every place."""
+        return 0 if self.ideal == "list" else (self.k or 0)
 
     def left_out(self, num: np.ndarray, den: np.ndarray) -> np.ndarray | None:
         """Users whose ideal DCG (the denominator) is 0, with ``zero_ideal='skip'``."""

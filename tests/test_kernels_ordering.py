@@ -1,0 +1,151 @@
+"""The kernels that group, join and order rows, against plain numpy definitions.
+
+``order_desc`` (the one stable sort), ``rank_groups`` (each user's list, whole or its first
+``top`` places), ``sort_groups_desc`` and ``match_in_groups`` (the join) are checked on
+hand-made cases and on random groups with many ties, on one thread and on the thread pool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from receval._kernels import _jit
+from receval._kernels.grouping import match_in_groups
+from receval._kernels.ordering import rank_groups, sort_groups_desc
+from receval._kernels.sorting import order_desc
+
+EMPTY = np.empty(0)
+
+
+@contextlib.contextmanager
+def _pool(parallel: bool) -> Iterator[None]:
+    """Run the kernels on the thread pool (every input is large enough) or on one thread."""
+    saved = _jit.PARALLEL_MIN
+    _jit.PARALLEL_MIN = 0 if parallel else 10**12
+    try:
+        yield
+    finally:
+        _jit.PARALLEL_MIN = saved
+
+
+def _order(key: np.ndarray, tiebreak: np.ndarray | None = None) -> np.ndarray:
+    out = np.empty(len(key), dtype=np.int64)
+    order_desc(np.ascontiguousarray(key, dtype=np.float64),
+               EMPTY if tiebreak is None else np.ascontiguousarray(tiebreak, dtype=np.float64),
+               len(key), out, np.empty(len(key), dtype=np.int64))
+    return out
+
+
+def test_order_desc_by_hand() -> None:
+    # keys 0.5, 0.9, 0.5, 0.7: 0.9 (position 1), 0.7 (3), then the tied 0.5s in input order
+    assert _order(np.array([0.5, 0.9, 0.5, 0.7])).tolist() == [1, 3, 0, 2]
+    # the same keys with a tiebreak: position 2 (tiebreak 0) before position 0 (tiebreak 1)
+    assert _order(np.array([0.5, 0.9, 0.5, 0.7]), np.array([1.0, 0, 0, 0])).tolist() == \
+        [1, 3, 2, 0]
+    assert _order(np.array([])).tolist() == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 5), max_size=300), st.booleans(), st.integers(0, 2**31))
+def test_order_desc_is_a_stable_lexicographic_sort(keys: list[int], tie: bool, seed: int) -> None:
+    key = np.asarray(keys, dtype=np.float64)
+    tb = np.random.default_rng(seed).integers(0, 3, len(key)).astype(np.float64) if tie else None
+    pos = np.arange(len(key))
+    expected = np.lexsort((pos, tb, -key)) if tb is not None else np.lexsort((pos, -key))
+    assert _order(key, tb).tolist() == expected.tolist()
+
+
+def _naive_lists(off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray, top: int
+                 ) -> list[list[int]]:
+    lists = []
+    for g in range(len(off) - 1):
+        rows = np.arange(off[g], off[g + 1])
+        tb = tiebreak[rows] if len(tiebreak) else np.zeros(len(rows))
+        order = rows[np.lexsort((rows, tb, -key[rows]))]
+        lists.append(order[:top].tolist() if top else order.tolist())
+    return lists
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(st.integers(0, 120), min_size=1, max_size=30),
+       top=st.sampled_from([0, 1, 3, 11, 200]), tie=st.booleans(), seed=st.integers(0, 2**31))
+def test_rank_groups_keeps_each_lists_first_places(parallel: bool, sizes: list[int], top: int,
+                                                   tie: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    n = int(off[-1])
+    key = rng.integers(0, 6, n).astype(np.float64)  # many ties
+    tiebreak = rng.integers(0, 3, n).astype(np.float64) if tie else EMPTY
+    item = rng.permutation(n).astype(np.int32)
+    t_grade = rng.integers(0, 4, n).astype(np.float64)
+    t_rel = t_grade > 0
+    match = np.where(rng.random(n) < 0.5, rng.integers(0, max(n, 1), n), -1).astype(np.int32)
+    with _pool(parallel):
+        got = rank_groups(off, key, tiebreak, item, match, t_rel, t_grade, top)
+    for g, rows in enumerate(_naive_lists(off, key, tiebreak, top)):
+        place = slice(got.off[g], got.off[g + 1])
+        rows_a = np.asarray(rows, dtype=np.int64)
+        assert got.item[place].tolist() == item[rows_a].tolist()
+        assert got.key is not None
+        assert got.key[place].tolist() == key[rows_a].tolist()
+        m = match[rows_a]
+        rel = (m >= 0) & t_rel[np.maximum(m, 0)]
+        assert got.rel[place].tolist() == rel.astype(np.uint8).tolist()
+        assert got.grade[place].tolist() == np.where(rel, t_grade[np.maximum(m, 0)], 0).tolist()
+
+
+def test_rank_groups_by_hand() -> None:
+    # one user, scores 0.2, 0.8, 0.5 (items 10, 11, 12); item 11 matches truth row 0 (grade 3)
+    off = np.array([0, 3])
+    lists = rank_groups(off, np.array([0.2, 0.8, 0.5]), EMPTY, np.array([10, 11, 12], np.int32),
+                        np.array([-1, 0, -1], np.int32), np.array([True]), np.array([3.0]), 2)
+    assert lists.off.tolist() == [0, 2]  # top=2: two places kept
+    assert lists.item.tolist() == [11, 12]
+    assert lists.rel.tolist() == [1, 0]
+    assert lists.grade.tolist() == [3.0, 0.0]
+    # no key: the rows already are in rank order
+    lists = rank_groups(off, None, EMPTY, np.array([10, 11, 12], np.int32),
+                        np.array([-1, 0, -1], np.int32), np.array([True]), np.array([3.0]))
+    assert lists.key is None
+    assert lists.item.tolist() == [10, 11, 12]
+
+
+def test_sort_groups_desc() -> None:
+    off = np.array([0, 3, 3, 5])
+    assert sort_groups_desc(off, np.array([1.0, 3, 2, 5, 4])).tolist() == [3, 2, 1, 5, 4]
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), users=st.integers(1, 40), items=st.integers(1, 30))
+def test_match_in_groups_is_the_join(parallel: bool, seed: int, users: int, items: int
+                                     ) -> None:
+    rng = np.random.default_rng(seed)
+    r_items = [rng.integers(0, items, rng.integers(0, 8)) for _ in range(users)]  # repeats
+    t_items = [np.sort(rng.choice(items, rng.integers(0, items + 1), replace=False))
+               for _ in range(users)]
+    r_off = np.r_[0, np.cumsum([len(x) for x in r_items])].astype(np.int64)
+    t_off = np.r_[0, np.cumsum([len(x) for x in t_items])].astype(np.int64)
+    r_item = np.concatenate(r_items).astype(np.int32)
+    t_item = np.concatenate(t_items).astype(np.int32)
+    out = np.empty(len(r_item), dtype=np.int32)
+    with _pool(parallel):
+        dups = match_in_groups(r_off, r_item, t_off, t_item, out, items)
+    want_dups = 0
+    for u in range(users):
+        seen: set[int] = set()
+        for p in range(r_off[u], r_off[u + 1]):
+            x = int(r_item[p])
+            want_dups += x in seen
+            seen.add(x)
+            hit = np.flatnonzero(t_item[t_off[u]:t_off[u + 1]] == x)
+            assert out[p] == (t_off[u] + hit[0] if len(hit) else -1)
+    assert dups == want_dups
