@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, readonly, use_parallel
-from receval._kernels.sorting import order_desc
+from receval._kernels.sorting import order_desc, widest
 
 __all__ = [
     "count_in_groups",
@@ -219,9 +219,7 @@ def group_rows(code: np.ndarray, n_codes: int, item: np.ndarray, value: np.ndarr
 def _sort_items_range(g0: int, g1: int, off: np.ndarray, item: np.ndarray, value: np.ndarray,
                       tmp_i: np.ndarray, tmp_f: np.ndarray) -> None:
     """Stable sort of each group's rows by item (insertion sort for short groups)."""
-    width = 0
-    for g in range(g0, g1):
-        width = max(width, off[g + 1] - off[g])
+    width = widest(g0, g1, off)
     neg = np.empty(width)
     order = np.empty(width, dtype=np.int64)
     scratch = np.empty(width, dtype=np.int64)
@@ -272,6 +270,7 @@ def sort_items_in_groups(off: np.ndarray, item: np.ndarray, value: np.ndarray) -
     """Sort each group's rows by item in place (stable; ``value`` follows its item)."""
     tmp_i = np.empty_like(item)
     tmp_f = np.empty_like(value)
+    off = readonly(off)  # as every caller of the shared helpers passes it
     if use_parallel(len(item)):
         _sort_items_parallel(off, item, value, tmp_i, tmp_f, n_chunks(len(off) - 1))
     else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, readonly, use_parallel
-from receval._kernels.sorting import order_desc
+from receval._kernels.sorting import order_desc, widest
 
 __all__ = ["RankedArrays", "rank_groups", "sort_groups_desc"]
 
@@ -67,9 +67,7 @@ def _rank_range(g0: int, g1: int, off: np.ndarray, out_off: np.ndarray, key: np.
                 tiebreak: np.ndarray, item: np.ndarray, match: np.ndarray, t_rel: np.ndarray,
                 t_grade: np.ndarray, top: int, key_o: np.ndarray, item_o: np.ndarray,
                 rel_o: np.ndarray, grade_o: np.ndarray) -> None:
-    width = 0
-    for g in range(g0, g1):
-        width = max(width, off[g + 1] - off[g])
+    width = widest(g0, g1, off)
     order = np.empty(width, dtype=np.int64)
     tmp = np.empty(width, dtype=np.int64)
     kept = np.empty(width)
@@ -179,9 +177,7 @@ def rank_groups(off: np.ndarray, key: np.ndarray | None, tiebreak: np.ndarray,
 
 @njit()
 def _sort_range(g0: int, g1: int, off: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
-    width = 0
-    for g in range(g0, g1):
-        width = max(width, off[g + 1] - off[g])
+    width = widest(g0, g1, off)
     order = np.empty(width, dtype=np.int64)
     tmp = np.empty(width, dtype=np.int64)
     buf = np.empty(width)

@@ -13,10 +13,19 @@ import numpy as np
 
 from receval._kernels._jit import njit
 
-__all__ = ["order_desc"]
+__all__ = ["order_desc", "widest"]
 
 #: Runs up to this long are sorted by insertion before they are merged.
 RUN = 16
+
+
+@njit()
+def widest(g0: int, g1: int, off: np.ndarray) -> int:
+    """The largest group among groups ``g0:g1`` (the size of a kernel's scratch buffers)."""
+    width = 0
+    for g in range(g0, g1):
+        width = max(width, off[g + 1] - off[g])
+    return width
 
 
 @njit()
