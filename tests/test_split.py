@@ -287,7 +287,7 @@ def test_threaded_kernels_equal_the_serial_ones():
         S._latest_range(0, 3_000, order, bounds, ts, n_test, mode, m2, t2)
         assert np.array_equal(mask, m2)
         assert np.array_equal(tied, t2)
-    keys = rng.random(n)
+    keys = rng.integers(0, 2**63, 3_000).astype(np.uint64)  # one key per user
     m3 = np.zeros(n, dtype=np.bool_)
     S._random_range(0, 3_000, order, bounds, keys, n_test, m3)
     assert np.array_equal(S.random_in_groups(order, bounds, keys, n_test), m3)
