@@ -67,17 +67,19 @@ def assert_same(sdf: Any, splitter: str, **options: Any) -> Any:
     try:
         mem = fn(frame, **options)
     except rv.RecevalError as exc:
-        with pytest.raises(type(exc)) as err:
-            fn(sdf, **options)
-        assert str(err.value) == str(exc)
-        assert (err.value.parameter, err.value.column) == (exc.parameter, exc.column)
-        assert (err.value.n_bad, err.value.examples) == (exc.n_bad, exc.examples)
-        return None
-    dist = fn(sdf, **options)
-    assert dist.report.settings["engine"] == "spark"
-    assert _report(dist) == _report(mem)
-    assert _parts_in_spark(dist) == _parts_in_memory(mem, frame)
-    return dist
+        expected = exc
+    else:
+        dist = fn(sdf, **options)
+        assert dist.report.settings["engine"] == "spark"
+        assert _report(dist) == _report(mem)
+        assert _parts_in_spark(dist) == _parts_in_memory(mem, frame)
+        return dist
+    with pytest.raises(type(expected)) as err:
+        fn(sdf, **options)
+    got = err.value
+    assert (str(got), got.parameter, got.column, got.n_bad, got.examples) == (
+        str(expected), expected.parameter, expected.column, expected.n_bad, expected.examples)
+    return None
 
 
 CASES = [

@@ -22,6 +22,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
+from receval.exceptions import InvalidParameterError
 from receval.spark._split_time import TimeKey, quoted
 from receval.spark._split_worker import (
     CODE,
@@ -85,7 +86,9 @@ def _cube(frame: Any, roles: dict[str, str | None], time: TimeKey | None) -> dic
         first.append(F.max(F.when(_state().isin(*PART_CODES["train"]), key)).alias("max_train"))
     assert roles["user"] is not None
     assert roles["item"] is not None
-    cubed = frame.cube(quoted(roles["user"]), quoted(roles["item"])) \
+    # the keys renamed: the aggregates' names cannot meet an input column's
+    cubed = frame.cube(quoted(roles["user"]).alias("__receval_u"),
+                       quoted(roles["item"]).alias("__receval_i")) \
         .agg(F.grouping_id().alias("gid"), *first)
     n = {c: F.col(f"n{c}") for c in range(6)}
     train, test = n[TRAIN] + n[TRAIN_SMALL], n[TEST]
@@ -213,20 +216,12 @@ class SparkSplit(Split):
         return self._frame.filter(_state().isin(*PART_CODES[name])) \
             .select(*[quoted(c) for c in self._names])
 
-    @cached_property
-    def train(self) -> Any:
-        """The training rows (a lazy Spark DataFrame)."""
-        return self._part("train")
-
-    @cached_property
-    def test(self) -> Any:
-        """The test rows (a lazy Spark DataFrame)."""
-        return self._part("test")
-
-    @cached_property
-    def dropped(self) -> Any:
-        """The rows a ``"drop"`` policy removed (a lazy Spark DataFrame, often empty)."""
-        return self._part("dropped")
+    train = cached_property(lambda self: self._part("train"))
+    train.__doc__ = "The training rows (a lazy Spark DataFrame)."
+    test = cached_property(lambda self: self._part("test"))
+    test.__doc__ = "The test rows (a lazy Spark DataFrame)."
+    dropped = cached_property(lambda self: self._part("dropped"))
+    dropped.__doc__ = "The rows a ``\"drop\"`` policy removed (a lazy Spark DataFrame)."
 
     def labelled(self, column: str = "part") -> Any:
         """Every input row, with a column ``column`` naming its part.
@@ -240,24 +235,23 @@ class SparkSplit(Split):
             .when(_state() == TEST, "test").otherwise("dropped")
         return self._frame.select(*[quoted(c) for c in self._names], part.alias(column))
 
-    def _positions(self, name: str) -> Any:
-        from receval.exceptions import InvalidParameterError
-
-        raise InvalidParameterError(
-            f"{name}: a split of a Spark DataFrame has no row positions (Spark rows have no "
-            f"order); use .train, .test and .dropped, or .labelled()", parameter=name)
-
     @property
     def train_rows(self) -> Any:
-        """Not available on Spark (raises)."""
-        return self._positions("train_rows")
+        """Not available on Spark: raises."""
+        return _no_positions("train_rows")
 
     @property
     def test_rows(self) -> Any:
-        """Not available on Spark (raises)."""
-        return self._positions("test_rows")
+        """Not available on Spark: raises."""
+        return _no_positions("test_rows")
 
     @property
     def dropped_rows(self) -> Any:
-        """Not available on Spark (raises)."""
-        return self._positions("dropped_rows")
+        """Not available on Spark: raises."""
+        return _no_positions("dropped_rows")
+
+
+def _no_positions(name: str) -> Any:
+    raise InvalidParameterError(
+        f"{name}: a split of a Spark DataFrame has no row positions (Spark rows have no "
+        f"order); use .train, .test and .dropped, or .labelled()", parameter=name)

@@ -68,13 +68,10 @@ def split_batches(batches: Iterable[Any], plan: PerUserPlan, roles: dict[str, st
     """
     import pyarrow as pa
 
-    batches = list(batches)
-    if not batches:
+    rows = [batch for batch in batches if batch.num_rows]
+    if not rows:
         return
-    table = pa.Table.from_batches(batches)
-    if table.num_rows == 0:
-        return
-    table = table.sort_by([(seq, "ascending")])
+    table = pa.Table.from_batches(rows).sort_by([(seq, "ascending")])
     keys = {role: column for role, column in roles.items() if column is not None
             and (role != "timestamp" or plan.order == "latest")}
     used = list(dict.fromkeys(keys.values()))

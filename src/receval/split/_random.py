@@ -23,7 +23,7 @@ from receval.split._prepare import (
 )
 from receval.split._types import Split
 
-__all__ = ["check_per_user_options", "global_counts", "kfold", "random", "random_rows",
+__all__ = ["global_counts", "kfold", "plan_of", "random", "random_rows",
            "reject_per_user_options"]
 
 Policy = Literal["keep", "drop", "error"]
@@ -50,11 +50,19 @@ def global_counts(n: int, test_size: float) -> int:
     return n_test
 
 
-def check_per_user_options(small_users: str | None, min_rows: Any) -> tuple[str, int | None]:
-    """``small_users`` (default ``"train"``) and ``min_rows`` of a per-user split."""
+def plan_of(per_user: bool, small_users: str | None, min_rows: Any, method: str,
+            **fields: Any) -> PerUserPlan | None:
+    """The plan of a per-user split, or None for a global split.
+
+    ``small_users`` defaults to ``"train"``; on a global split it and ``min_rows`` are errors.
+    """
+    if not per_user:
+        reject_per_user_options(small_users, min_rows)
+        return None
     policy = check_choice("small_users", "train" if small_users is None else small_users,
                           SMALL_POLICIES)
-    return policy, None if min_rows is None else check_count("min_rows", min_rows, 1, ">= 1")
+    rows = None if min_rows is None else check_count("min_rows", min_rows, 1, ">= 1")
+    return PerUserPlan(method, small_users=policy, min_rows=rows, **fields)
 
 
 def random_rows(n: int, n_test: int, seed: int) -> np.ndarray:
@@ -77,9 +85,13 @@ def random(data: Any, test_size: float = 0.2, *, per_user: bool = False, seed: i
 
     The test part of ``test_size = f`` over ``n`` rows has ``floor(f n + 1/2)`` rows, which
     is between ``floor(f n)`` and ``ceil(f n)``; with ``per_user=True`` the same holds for
-    each user's ``n_u`` rows. Rows are drawn uniformly without replacement from
-    ``numpy.random.default_rng(seed)``; the draw depends only on the rows' positions and on
-    the users' sorted ids, so the same seed gives the same split in any process.
+    each user's ``n_u`` rows. Rows are drawn uniformly without replacement by keyed hashes
+    (XXH64, as Spark's ``xxhash64``): a global split takes the ``floor(f n + 1/2)`` rows of
+    smallest ``xxhash64(seed, position)``; a per-user split takes the rows of smallest key
+    among each user's rows, the ``i``-th of them (in input order) keyed by the XXH64 of ``i``
+    under the user's key ``xxhash64(seed, user id)``, so each user's draw depends only on the
+    seed, its id and its own rows. The same seed gives the same split
+    in any process, for any frame type, and on a Spark DataFrame.
 
     Parameters
     ----------
@@ -123,28 +135,21 @@ def random(data: Any, test_size: float = 0.2, *, per_user: bool = False, seed: i
     if not isinstance(per_user, bool):
         raise InvalidParameterError(f"per_user must be True or False, got {per_user!r}",
                                     parameter="per_user", examples=[per_user])
-    settings: dict[str, Any] = {"test_size": f, "per_user": per_user, "seed": seed}
-    if per_user:
-        policy, min_rows = check_per_user_options(small_users, min_rows)
-        plan = PerUserPlan("random", test_size=f, order="random", seed=seed,
-                           small_users=policy, min_rows=min_rows)
-    else:
-        reject_per_user_options(small_users, min_rows)
+    plan = plan_of(per_user, small_users, min_rows, "random", test_size=f, order="random",
+                   seed=seed)
+    cold: dict[str, Any] = {"cold_users": cold_users, "cold_items": cold_items}
     if is_spark_frame(data):
         from receval.spark._split import per_user_spark, random_spark
 
-        if per_user:
-            return per_user_spark(data, plan, columns=columns, cold_users=cold_users,
-                                  cold_items=cold_items)
-        return random_spark(data, f, seed, columns=columns, cold_users=cold_users,
-                            cold_items=cold_items)
+        return per_user_spark(data, plan, columns=columns, **cold) if plan is not None \
+            else random_spark(data, f, seed, columns=columns, **cold)
     inp = read_input(data, columns, need_time=None)
-    if per_user:
-        return finish_per_user(inp, plan, method="random", cold_users=cold_users,
-                               cold_items=cold_items)
+    if plan is not None:
+        return finish_per_user(inp, plan, method="random", **cold)
     n_test = global_counts(inp.n, f)
-    return finish(inp, random_rows(inp.n, n_test, seed), method="random", settings=settings,
-                  cold_users=cold_users, cold_items=cold_items, target_test_rows=n_test)
+    return finish(inp, random_rows(inp.n, n_test, seed), method="random",
+                  settings={"test_size": f, "per_user": per_user, "seed": seed},
+                  target_test_rows=n_test, **cold)
 
 
 def _folds(inp: SplitInput, n_splits: int, by: str, rng: np.random.Generator) -> np.ndarray:

@@ -15,7 +15,7 @@ from receval.data._rows import time_point
 from receval.data._spark import is_spark_frame
 from receval.exceptions import EmptyInputError, InvalidParameterError
 from receval.split._finish import COLD_POLICIES, finish, finish_per_user
-from receval.split._per_user import TIES, PerUserPlan
+from receval.split._per_user import TIES
 from receval.split._prepare import (
     SplitInput,
     check_choice,
@@ -24,7 +24,7 @@ from receval.split._prepare import (
     check_test_size,
     read_input,
 )
-from receval.split._random import check_per_user_options, global_counts, reject_per_user_options
+from receval.split._random import global_counts, plan_of
 from receval.split._types import Split
 
 __all__ = ["TIES", "global_latest_error", "leave_k_out", "temporal"]
@@ -139,25 +139,17 @@ def temporal(data: Any, test_size: float | None = None, *, at: Any = None,
         raise InvalidParameterError(
             "at= cuts every user at the same time, so per_user=True has no meaning with it",
             parameter="per_user", examples=[per_user])
-    if per_user:
-        policy, min_rows = check_per_user_options(small_users, min_rows)
-        plan = PerUserPlan("temporal", test_size=f, ties=tie, small_users=policy,
-                           min_rows=min_rows)
-    else:
-        reject_per_user_options(small_users, min_rows)
+    plan = plan_of(per_user, small_users, min_rows, "temporal", test_size=f, ties=tie)
+    cold: dict[str, Any] = {"cold_users": cold_users, "cold_items": cold_items}
     if is_spark_frame(data):
         from receval.spark._split import per_user_spark, temporal_spark
 
-        if per_user:
-            return per_user_spark(data, plan, columns=columns, cold_users=cold_users,
-                                  cold_items=cold_items)
-        return temporal_spark(data, f, at, tie, columns=columns, cold_users=cold_users,
-                              cold_items=cold_items)
+        return per_user_spark(data, plan, columns=columns, **cold) if plan is not None \
+            else temporal_spark(data, f, at, tie, columns=columns, **cold)
     inp = read_input(data, columns, need_time="a temporal split")
     assert inp.ts is not None
-    if per_user:
-        return finish_per_user(inp, plan, method="temporal", cold_users=cold_users,
-                               cold_items=cold_items)
+    if plan is not None:
+        return finish_per_user(inp, plan, method="temporal", **cold)
     settings: dict[str, Any] = {"test_size": f, "at": at, "per_user": per_user, "ties": tie}
     if at is not None:
         tcol = inp.columns["timestamp"]
@@ -228,9 +220,9 @@ def leave_k_out(data: Any, k: int = 1, *, order: Literal["latest", "random"] = "
     k = check_count("k", k, 1, ">= 1 (the test rows held out per user)")
     how = check_choice("order", order, ("latest", "random"))
     seed = check_seed(seed)
-    policy, min_rows = check_per_user_options(small_users, min_rows)
-    plan = PerUserPlan("leave_k_out", k=k, order=how, seed=seed, ties=tie, small_users=policy,
-                       min_rows=min_rows)
+    plan = plan_of(True, small_users, min_rows, "leave_k_out", k=k, order=how, seed=seed,
+                   ties=tie)
+    assert plan is not None
     if is_spark_frame(data):
         from receval.spark._split import per_user_spark
 
