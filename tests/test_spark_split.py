@@ -71,6 +71,7 @@ def assert_same(sdf: Any, splitter: str, **options: Any) -> Any:
     else:
         dist = fn(sdf, **options)
         assert dist.report.settings["engine"] == "spark"
+        assert dist.train.schema == dist.test.schema == dist.dropped.schema == sdf.schema
         assert _report(dist) == _report(mem)
         assert _parts_in_spark(dist) == _parts_in_memory(mem, frame)
         return dist

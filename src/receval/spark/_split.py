@@ -199,7 +199,9 @@ def per_user_spark(data: Any, plan: PerUserPlan, *, columns: Columns | dict[str,
     need_time = None if plan.order == "random" else (
         "a temporal split" if plan.method == "temporal" else "leave_k_out(order='latest')")
     inp = read_spark(data, columns, need_time)
-    buckets = n_buckets_for(inp.n, data.sparkSession.sparkContext.defaultParallelism)
+    # a bucket holds whole rows (every column): no bigger than the input's partitions
+    buckets = max(n_buckets_for(inp.n, data.sparkSession.sparkContext.defaultParallelism),
+                  len(inp.partitions))
     user = inp.roles["user"]
     assert user is not None
     tagged = inp.frame.withColumn(BUCKET, _bucket(quoted(user), inp.user_integer, buckets))
