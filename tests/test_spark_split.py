@@ -89,7 +89,6 @@ CASES = [
                 "min_rows": 14, "cold_items": "drop"}),
     ("temporal", {"test_size": 0.3, "ties": "row_order", "cold_users": "drop",
                   "cold_items": "drop"}),
-    ("temporal", {"test_size": 0.4, "per_user": True, "ties": "test", "cold_users": "drop"}),
     ("leave_k_out", {"k": 2, "order": "random", "seed": 3}),
 ]
 
@@ -110,6 +109,20 @@ def test_worked_example_ties_at_the_cut(spark):  # noqa: F811
         assert s.report.cut_time == 2
         assert s.report.ties_at_cut == 1
         assert s.report.target_test_rows == 2
+
+
+def test_cold_user_of_a_per_user_split_dropped_in_its_partition(spark):  # noqa: F811
+    """User 1's three rows share the time 5: its latest row is a block of three, all in test
+    under ties="test", so user 1 has no training row: cold, dropped (3 rows). User 2's test
+    row (time 3, item d) is kept; d has no training row: a cold item."""
+    log = pd.DataFrame({"user_id": [1, 2, 1, 2, 1, 2], "item_id": list("aabbcd"),
+                        "timestamp": [5, 1, 5, 2, 5, 3], "row": range(6)})
+    s = assert_same(to_spark(spark, log), "leave_k_out", k=1, ties="test", cold_users="drop")
+    assert sorted(r["row"] for r in s.dropped.collect()) == [0, 2, 4]
+    assert [r["row"] for r in s.test.collect()] == [5]
+    r = s.report
+    assert (r.cold_users, r.cold_user_rows, r.dropped_by["cold_users"]) == (1, 3, 3)
+    assert (r.cold_items, r.cold_item_rows, r.ties_at_cut) == (2, 2, 1)
 
 
 @st.composite
@@ -166,6 +179,18 @@ def test_datetime_and_float_times(spark):  # noqa: F811
     # 1 row asked: the cut is +inf; 18 rows: a finite cut; 59 rows: -inf (train empty)
     for share in (0.02, 0.3, 0.99):
         assert_same(fsdf, "temporal", test_size=share)
+
+
+def test_aliases_int32_and_float_ids(spark):  # noqa: F811
+    """Columns found by their aliases, as in memory; int32 users and float items."""
+    log = _log(4, n=50).rename(columns={"user_id": "userId", "item_id": "movieId",
+                                        "timestamp": "time"})
+    log["movieId"] = log["movieId"].str[1:].astype(np.float64) / 2
+    sdf = to_spark(spark, log)
+    sdf = sdf.withColumn("userId", sdf["userId"].cast("int"))
+    s = assert_same(sdf, "random", test_size=0.3, per_user=True, seed=5, cold_items="drop")
+    assert s.report.settings["columns"] == {"user": "userId", "item": "movieId",
+                                            "timestamp": "time"}
 
 
 def test_error_policies_raise_the_in_memory_errors(spark):  # noqa: F811
