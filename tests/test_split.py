@@ -132,6 +132,43 @@ def test_random_global_and_per_user_counts():
     assert (s.report.small_users, s.report.settings["small_users"]) == (1, "train")
 
 
+def test_random_keys_are_spark_xxhash64():
+    """The keys of random splits are Spark's xxhash64, as Spark 4.3 printed them:
+    ``xxhash64(7L, 0L)``, ``xxhash64(7L, 1L)`` and ``xxhash64(s)`` of strings (seed 42)."""
+    from receval._kernels.hashing import SPARK_SEED, hash_positions, seed_key
+    from receval.data._idhash import id_hashes
+
+    assert hash_positions(2, seed_key(7)).tolist() == [-4457042067931036189,
+                                                        3110148328363424865]
+    strings = pd.Index(["", "a", "hello world", "x" * 40, "é日本"])
+    assert id_hashes(strings, np.uint64(SPARK_SEED)).view(np.int64).tolist() == [
+        -7444071767201028348, -8582455328737087284, 7620854247404556961,
+        -5348608777870439244, 3471320912796264393]
+    assert id_hashes(pd.Index([0, -5, 2**62]), np.uint64(SPARK_SEED)).view(np.int64).tolist() \
+        == [-5252525462095825812, -5259934538394028452, 8973626371093010265]
+
+
+def test_random_global_takes_the_rows_of_smallest_key():
+    from receval._kernels.hashing import hash_positions, seed_key
+
+    log = pd.DataFrame({"user_id": [0, 0, 1, 1, 2, 2, 2], "item_id": range(7)})
+    keys = hash_positions(7, seed_key(3))  # floor(0.4 * 7 + 1/2) = 3 rows
+    s = rv.split.random(log, test_size=0.4, seed=3)
+    assert s.test_rows.tolist() == sorted(np.argsort(keys)[:3].tolist())
+
+
+def test_per_user_random_draws_depend_only_on_the_users_own_rows():
+    """Splitting some users alone gives them the same test rows as splitting everyone."""
+    rng = np.random.default_rng(4)
+    log = pd.DataFrame({"user_id": [f"u{u}" for u in rng.integers(0, 40, 800)],
+                        "item_id": rng.integers(0, 50, 800), "row": np.arange(800)})
+    some = log[log["user_id"].isin([f"u{u}" for u in range(0, 40, 3)])]
+    for split in (lambda d: rv.split.random(d, 0.3, per_user=True, seed=9),
+                  lambda d: rv.split.leave_k_out(d, 2, order="random", seed=9)):
+        whole, part = split(log).test, split(some).test
+        assert set(part["row"]) == set(whole["row"][whole["user_id"].isin(some["user_id"])])
+
+
 def test_kfold_rows_and_users_cover_every_row_once():
     rng = np.random.default_rng(0)
     log = pd.DataFrame({"user_id": rng.integers(0, 20, 203), "item_id": rng.integers(0, 9, 203)})
@@ -287,7 +324,7 @@ def test_threaded_kernels_equal_the_serial_ones():
         S._latest_range(0, 3_000, order, bounds, ts, n_test, mode, m2, t2)
         assert np.array_equal(mask, m2)
         assert np.array_equal(tied, t2)
-    keys = rng.random(n)
+    keys = rng.integers(0, 2**63, 3_000).astype(np.uint64)  # one key per user
     m3 = np.zeros(n, dtype=np.bool_)
     S._random_range(0, 3_000, order, bounds, keys, n_test, m3)
     assert np.array_equal(S.random_in_groups(order, bounds, keys, n_test), m3)

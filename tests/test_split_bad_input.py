@@ -70,7 +70,7 @@ def test_unknown_choices(log, splitter, kwargs, parameter):
     assert err.value.examples == (kwargs[parameter],)
 
 
-@pytest.mark.parametrize("bad", [-1, 1.5, None, "0", True])
+@pytest.mark.parametrize("bad", [-1, 1.5, None, "0", True, 2**63])
 def test_seed_must_be_a_non_negative_integer(log, bad):
     with pytest.raises(InvalidParameterError, match="seed") as err:
         rv.split.random(log, seed=bad)

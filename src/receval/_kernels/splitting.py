@@ -13,6 +13,7 @@ import numba
 import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, use_parallel
+from receval._kernels.hashing import hash_long
 
 __all__ = ["TIES_ROW_ORDER", "TIES_TEST", "TIES_TRAIN", "count_parts", "latest_in_groups",
            "leakage_counts", "random_in_groups", "repeated_pairs"]
@@ -95,42 +96,46 @@ def latest_in_groups(order: np.ndarray, bounds: np.ndarray, ts: np.ndarray,
 
 
 @njit()
-def _random_range(g0: int, g1: int, order: np.ndarray, bounds: np.ndarray, keys: np.ndarray,
-                  n_test: np.ndarray, mask: np.ndarray) -> None:
+def _random_range(g0: int, g1: int, order: np.ndarray, bounds: np.ndarray,
+                  user_keys: np.ndarray, n_test: np.ndarray, mask: np.ndarray) -> None:
     for g in range(g0, g1):
         s = bounds[g]
         n = bounds[g + 1] - s
         want = min(n_test[g], n)
         if want <= 0:
             continue
-        vals = np.empty(n, dtype=np.float64)
-        for i in range(n):
-            vals[i] = keys[order[s + i]]
-        o = np.argsort(vals, kind="mergesort")
+        vals = np.empty(n, dtype=np.uint64)
+        for i in range(n):  # the key of the user's i-th row: a bijection of i, no ties
+            vals[i] = hash_long(np.uint64(i), user_keys[g])
+        o = np.argsort(vals)
         for i in range(want):
             mask[order[s + o[i]]] = True
 
 
 @njit(parallel=True)
-def _random_parallel(order: np.ndarray, bounds: np.ndarray, keys: np.ndarray,
+def _random_parallel(order: np.ndarray, bounds: np.ndarray, user_keys: np.ndarray,
                      n_test: np.ndarray, mask: np.ndarray, chunks: int) -> None:
     n = len(bounds) - 1
     for c in prange(chunks):
-        _random_range(c * n // chunks, (c + 1) * n // chunks, order, bounds, keys, n_test, mask)
+        _random_range(c * n // chunks, (c + 1) * n // chunks, order, bounds, user_keys, n_test,
+                      mask)
 
 
-def random_in_groups(order: np.ndarray, bounds: np.ndarray, keys: np.ndarray,
+def random_in_groups(order: np.ndarray, bounds: np.ndarray, user_keys: np.ndarray,
                      n_test: np.ndarray) -> np.ndarray:
-    """Mark the ``n_test[g]`` rows of each group with the smallest random ``keys``.
+    """Mark ``n_test[g]`` rows of each group ``g`` at random, from the group's key alone.
 
-    With ``keys`` i.i.d. uniform, the marked rows are a uniform sample without replacement
-    of each group's rows (equal keys, of probability ~2^-53, fall back to input order).
+    The ``i``-th row of group ``g`` (in input order) gets the key
+    ``hash_long(i, user_keys[g])`` (:mod:`receval._kernels.hashing`), and the ``n_test[g]``
+    rows with the smallest keys are marked: a uniform sample without replacement of the
+    group's rows that depends only on the group's key and its number of rows, never on the
+    other groups. The keys of one group are distinct (the hash is a bijection of ``i``).
     """
-    mask = np.zeros(len(keys), dtype=np.bool_)
-    if use_parallel(len(keys)):
-        _random_parallel(order, bounds, keys, n_test, mask, n_chunks(len(bounds) - 1))
+    mask = np.zeros(len(order), dtype=np.bool_)
+    if use_parallel(len(order)):
+        _random_parallel(order, bounds, user_keys, n_test, mask, n_chunks(len(bounds) - 1))
     else:
-        _random_range(0, len(bounds) - 1, order, bounds, keys, n_test, mask)
+        _random_range(0, len(bounds) - 1, order, bounds, user_keys, n_test, mask)
     return mask
 
 

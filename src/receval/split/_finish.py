@@ -14,25 +14,43 @@ import numpy as np
 
 from receval._kernels.splitting import count_parts, leakage_counts, repeated_pairs
 from receval.exceptions import DataError, MissingUsersError
+from receval.split._per_user import PerUserPlan, per_user_test
 from receval.split._prepare import SplitInput, check_choice
 from receval.split._types import PARTS, Split, SplitReport
 
-__all__ = ["COLD_POLICIES", "SMALL_POLICIES", "finish", "plan_per_user", "small_users_policy"]
+__all__ = ["COLD_POLICIES", "SMALL_POLICIES", "cold_error", "finish", "finish_per_user",
+           "small_users_error", "small_users_policy"]
 
 COLD_POLICIES = ("keep", "drop", "error")
 SMALL_POLICIES = ("train", "drop", "error")
 TEST, DROPPED = 1, 2
 
 
+def small_users_error(n_bad: int, examples: list[Any], column: str | None, rule: str
+                      ) -> DataError:
+    """The error of ``small_users="error"``: ``n_bad`` users too small to split."""
+    return DataError(
+        f"{n_bad} users have too few rows to split ({rule}), and small_users='error'; "
+        f"choose small_users='train' (keep their rows in train) or 'drop'",
+        parameter="small_users", column=column, n_bad=n_bad, examples=examples)
+
+
+def cold_error(role: str, n_keys: int, n_rows: int, column: str | None, examples: list[Any]
+               ) -> DataError:
+    """The error of ``cold_users="error"`` / ``cold_items="error"``."""
+    cls = MissingUsersError if role == "user" else DataError
+    return cls(
+        f"{n_keys} test {role}s ({n_rows} test rows) have no training row (cold {role}s), "
+        f"and cold_{role}s='error'; choose cold_{role}s='keep' or 'drop'",
+        parameter=f"cold_{role}s", column=column, n_bad=n_keys, examples=examples)
+
+
 def small_users_policy(inp: SplitInput, small: np.ndarray, policy: str, rule: str) -> None:
     """Raise under ``small_users="error"`` when some users are too small to split."""
     if policy == "error" and small.any():
         bad = np.flatnonzero(small)
-        raise DataError(
-            f"{len(bad)} users have too few rows to split ({rule}), and small_users='error'; "
-            f"choose small_users='train' (keep their rows in train) or 'drop'",
-            parameter="small_users", column=inp.columns["user"], n_bad=len(bad),
-            examples=inp.user_ids[bad[:5]].tolist())
+        raise small_users_error(len(bad), inp.user_ids[bad[:5]].tolist(), inp.columns["user"],
+                                rule)
 
 
 def _cold(inp: SplitInput, part: np.ndarray, users: np.ndarray, items: np.ndarray,
@@ -49,12 +67,8 @@ def _cold(inp: SplitInput, part: np.ndarray, users: np.ndarray, items: np.ndarra
         if policy == "error" and cold_keys.any():
             ids = inp.user_ids if role == "user" else inp.item_ids
             keys = np.flatnonzero(cold_keys)
-            cls = MissingUsersError if role == "user" else DataError
-            raise cls(
-                f"{len(keys)} test {role}s ({found[f'cold_{role}_rows']} test rows) have no "
-                f"training row (cold {role}s), and cold_{role}s='error'; choose "
-                f"cold_{role}s='keep' or 'drop'", parameter=f"cold_{role}s",
-                column=inp.columns[role], n_bad=len(keys), examples=ids[keys[:5]].tolist())
+            raise cold_error(role, len(keys), found[f"cold_{role}_rows"], inp.columns[role],
+                             ids[keys[:5]].tolist())
         if policy == "drop" and cold_keys.any():
             codes = inp.user if role == "user" else inp.item
             now = (part == TEST) & cold_keys[codes]
@@ -130,34 +144,11 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
     return Split(inp.source, part, rep)
 
 
-def plan_per_user(inp: SplitInput, bounds: np.ndarray, want: np.ndarray, *,
-                  small_users: str | None, min_rows: int | None, rule: str
-                  ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """Test rows per user after the small-users policy.
-
-    Parameters
-    ----------
-    want : ndarray of int64
-        Test rows each user would get. A user is too small to split when that leaves no
-        test row or no training row, or when the user has fewer than ``min_rows`` rows.
-
-    Returns
-    -------
-    n_test : ndarray of int64
-        ``want``, with 0 for the small users.
-    small : ndarray of bool
-        The small users.
-    settings : dict
-        ``small_users`` and ``min_rows`` as applied.
-    """
-    policy = check_choice("small_users", "train" if small_users is None else small_users,
-                          SMALL_POLICIES)
-    sizes = np.diff(bounds)
-    small = (want <= 0) | (want >= sizes)
-    if min_rows is not None:
-        small |= sizes < min_rows
-    if min_rows is not None:
-        rule = f"{rule}, or fewer than min_rows={min_rows} rows"
-    small_users_policy(inp, small, policy, rule)
-    n_test = np.where(small, 0, want).astype(np.int64)
-    return n_test, small, {"small_users": policy, "min_rows": min_rows}
+def finish_per_user(inp: SplitInput, plan: PerUserPlan, *, method: str, cold_users: str,
+                    cold_items: str) -> Split:
+    """Split each user's rows as ``plan`` says, apply every policy, and report."""
+    test, small, tied = per_user_test(inp, plan)
+    small_users_policy(inp, small, plan.small_users, plan.rule)
+    extra = {} if tied is None else {"ties_at_cut": int(tied.sum())}
+    return finish(inp, test, method=method, settings=plan.settings(), small=small,
+                  cold_users=cold_users, cold_items=cold_items, **extra)

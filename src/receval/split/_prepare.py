@@ -17,7 +17,7 @@ from receval.data._rows import RowSource, id_codes, time_values
 from receval.exceptions import ColumnNotFoundError, EmptyInputError, InvalidParameterError
 
 __all__ = ["SplitInput", "check_choice", "check_seed", "check_test_size", "n_test_of",
-           "read_input"]
+           "read_input", "resolve_columns"]
 
 
 @dataclass(frozen=True)
@@ -92,20 +92,11 @@ def read_input(data: Any, columns: Columns | dict[str, str] | None, *, need_time
     EmptyInputError
         An empty table.
     """
-    cols = Columns.coerce(columns)
     source = RowSource.of(data)
-    ucol = cols.require("user", source.names, table="data")
-    icol = cols.require("item", source.names, table="data")
-    tcol: str | None = None
-    if need_time is not None:
-        try:
-            tcol = cols.require("timestamp", source.names, table="data")
-        except ColumnNotFoundError as exc:
-            raise ColumnNotFoundError(f"{need_time} needs a timestamp column: {exc}",
-                                      column=exc.column, examples=exc.examples) from exc
-    else:  # several candidates and none needed: no timestamp
-        with contextlib.suppress(ColumnNotFoundError):
-            tcol = cols.resolve("timestamp", source.names, table="data", required=False)
+    names = resolve_columns(source.names, columns, need_time)
+    ucol, icol, tcol = names["user"], names["item"], names["timestamp"]
+    assert ucol is not None
+    assert icol is not None
     if len(source) == 0:
         raise EmptyInputError("data is empty: there are no rows to split", parameter="data")
     frame = source.columns(list(dict.fromkeys(c for c in (ucol, icol, tcol) if c)))
@@ -115,8 +106,33 @@ def read_input(data: Any, columns: Columns | dict[str, str] | None, *, need_time
     if tcol is not None:
         series = frame[tcol]
         ts, kind = time_values(series, tcol)
-    return SplitInput(source, user, item, user_ids, item_ids, ts, kind, series,
-                      {"user": ucol, "item": icol, "timestamp": tcol})
+    return SplitInput(source, user, item, user_ids, item_ids, ts, kind, series, names)
+
+
+def resolve_columns(names: list[str], columns: Columns | dict[str, str] | None,
+                    need_time: str | None) -> dict[str, str | None]:
+    """The user, item and (optional) timestamp columns among ``names``.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        No user or item column, or no timestamp column when ``need_time`` (the reason one
+        is needed) is set.
+    """
+    cols = Columns.coerce(columns)
+    ucol = cols.require("user", names, table="data")
+    icol = cols.require("item", names, table="data")
+    tcol: str | None = None
+    if need_time is not None:
+        try:
+            tcol = cols.require("timestamp", names, table="data")
+        except ColumnNotFoundError as exc:
+            raise ColumnNotFoundError(f"{need_time} needs a timestamp column: {exc}",
+                                      column=exc.column, examples=exc.examples) from exc
+    else:  # several candidates and none needed: no timestamp
+        with contextlib.suppress(ColumnNotFoundError):
+            tcol = cols.resolve("timestamp", names, table="data", required=False)
+    return {"user": ucol, "item": icol, "timestamp": tcol}
 
 
 def check_test_size(test_size: Any) -> float:
@@ -130,12 +146,13 @@ def check_test_size(test_size: Any) -> float:
 
 
 def check_seed(seed: Any) -> int:
-    """A non-negative integer: every random split is reproducible from it."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+    """An integer from 0 to 2**63 - 1 (a 64-bit integer, as Spark's): splits are reproducible."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) \
+            or not 0 <= int(seed) < 2**63:
         raise InvalidParameterError(
-            f"seed must be a non-negative integer (receval splits are reproducible: the same "
-            f"seed gives the same split in any process), got {seed!r}", parameter="seed",
-            examples=[seed])
+            f"seed must be an integer from 0 to 2**63 - 1 (receval splits are reproducible: "
+            f"the same seed gives the same split in any process), got {seed!r}",
+            parameter="seed", examples=[seed])
     return int(seed)
 
 

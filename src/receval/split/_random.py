@@ -7,9 +7,11 @@ from typing import Any, Literal
 import numpy as np
 
 from receval._columns import Columns
-from receval._kernels.splitting import random_in_groups
+from receval._kernels.hashing import hash_positions, seed_key
+from receval.data._spark import is_spark_frame
 from receval.exceptions import EmptyInputError, InvalidParameterError
-from receval.split._finish import finish, plan_per_user
+from receval.split._finish import SMALL_POLICIES, finish, finish_per_user
+from receval.split._per_user import PerUserPlan
 from receval.split._prepare import (
     SplitInput,
     check_choice,
@@ -21,7 +23,8 @@ from receval.split._prepare import (
 )
 from receval.split._types import Split
 
-__all__ = ["global_counts", "kfold", "random", "reject_per_user_options"]
+__all__ = ["global_counts", "kfold", "plan_of", "random", "random_rows",
+           "reject_per_user_options"]
 
 Policy = Literal["keep", "drop", "error"]
 
@@ -47,8 +50,30 @@ def global_counts(n: int, test_size: float) -> int:
     return n_test
 
 
-def _min_rows(min_rows: Any) -> int | None:
-    return None if min_rows is None else check_count("min_rows", min_rows, 1, ">= 1")
+def plan_of(per_user: bool, small_users: str | None, min_rows: Any, method: str,
+            **fields: Any) -> PerUserPlan | None:
+    """The plan of a per-user split, or None for a global split.
+
+    ``small_users`` defaults to ``"train"``; on a global split it and ``min_rows`` are errors.
+    """
+    if not per_user:
+        reject_per_user_options(small_users, min_rows)
+        return None
+    policy = check_choice("small_users", "train" if small_users is None else small_users,
+                          SMALL_POLICIES)
+    rows = None if min_rows is None else check_count("min_rows", min_rows, 1, ">= 1")
+    return PerUserPlan(method, small_users=policy, min_rows=rows, **fields)
+
+
+def random_rows(n: int, n_test: int, seed: int) -> np.ndarray:
+    """The test mask of a global random split: the ``n_test`` rows of smallest key.
+
+    The key of the row at position ``i`` is Spark's ``xxhash64(seed, i)`` (a signed 64-bit
+    integer, distinct for distinct positions), so the rows are a uniform sample without
+    replacement that Spark computes identically from the rows' positions.
+    """
+    keys = hash_positions(n, seed_key(seed))
+    return keys <= np.partition(keys, n_test - 1)[n_test - 1]
 
 
 def random(data: Any, test_size: float = 0.2, *, per_user: bool = False, seed: int = 0,
@@ -60,9 +85,13 @@ def random(data: Any, test_size: float = 0.2, *, per_user: bool = False, seed: i
 
     The test part of ``test_size = f`` over ``n`` rows has ``floor(f n + 1/2)`` rows, which
     is between ``floor(f n)`` and ``ceil(f n)``; with ``per_user=True`` the same holds for
-    each user's ``n_u`` rows. Rows are drawn uniformly without replacement from
-    ``numpy.random.default_rng(seed)``; the draw depends only on the rows' positions and on
-    the users' sorted ids, so the same seed gives the same split in any process.
+    each user's ``n_u`` rows. Rows are drawn uniformly without replacement by keyed hashes
+    (XXH64, as Spark's ``xxhash64``): a global split takes the ``floor(f n + 1/2)`` rows of
+    smallest ``xxhash64(seed, position)``; a per-user split takes the rows of smallest key
+    among each user's rows, the ``i``-th of them (in input order) keyed by the XXH64 of ``i``
+    under the user's key ``xxhash64(seed, user id)``, so each user's draw depends only on the
+    seed, its id and its own rows. The same seed gives the same split
+    in any process, for any frame type, and on a Spark DataFrame.
 
     Parameters
     ----------
@@ -106,24 +135,21 @@ def random(data: Any, test_size: float = 0.2, *, per_user: bool = False, seed: i
     if not isinstance(per_user, bool):
         raise InvalidParameterError(f"per_user must be True or False, got {per_user!r}",
                                     parameter="per_user", examples=[per_user])
+    plan = plan_of(per_user, small_users, min_rows, "random", test_size=f, order="random",
+                   seed=seed)
+    cold: dict[str, Any] = {"cold_users": cold_users, "cold_items": cold_items}
+    if is_spark_frame(data):
+        from receval.spark._split import per_user_spark, random_spark
+
+        return per_user_spark(data, plan, columns=columns, **cold) if plan is not None \
+            else random_spark(data, f, seed, columns=columns, **cold)
     inp = read_input(data, columns, need_time=None)
-    rng = np.random.default_rng(seed)
-    settings: dict[str, Any] = {"test_size": f, "per_user": per_user, "seed": seed}
-    if not per_user:
-        reject_per_user_options(small_users, min_rows)
-        n_test = global_counts(inp.n, f)
-        test = np.zeros(inp.n, dtype=np.bool_)
-        test[rng.choice(inp.n, size=n_test, replace=False, shuffle=False)] = True
-        return finish(inp, test, method="random", settings=settings, cold_users=cold_users,
-                      cold_items=cold_items, target_test_rows=n_test)
-    order, bounds = inp.groups
-    n_test_u, small, policy = plan_per_user(
-        inp, bounds, n_test_of(f, np.diff(bounds)), small_users=small_users,
-        min_rows=_min_rows(min_rows),
-        rule="their share floor(test_size * n_u + 1/2) leaves no test or no training row")
-    test = random_in_groups(order, bounds, rng.random(inp.n), n_test_u)
-    return finish(inp, test, method="random", settings={**settings, **policy}, small=small,
-                  cold_users=cold_users, cold_items=cold_items)
+    if plan is not None:
+        return finish_per_user(inp, plan, method="random", **cold)
+    n_test = global_counts(inp.n, f)
+    return finish(inp, random_rows(inp.n, n_test, seed), method="random",
+                  settings={"test_size": f, "per_user": per_user, "seed": seed},
+                  target_test_rows=n_test, **cold)
 
 
 def _folds(inp: SplitInput, n_splits: int, by: str, rng: np.random.Generator) -> np.ndarray:
@@ -175,6 +201,11 @@ def kfold(data: Any, n_splits: int = 5, *, by: Literal["rows", "users"] = "rows"
     n_splits = check_count("n_splits", n_splits, 2, ">= 2")
     by_ = check_choice("by", by, ("rows", "users"))
     seed = check_seed(seed)
+    if is_spark_frame(data):
+        raise InvalidParameterError(
+            "kfold does not run on a Spark DataFrame: use rv.split.random(..., seed=s) (or "
+            "temporal) for each split you need, or split a sample that fits in memory",
+            parameter="data")
     inp = read_input(data, columns, need_time=None)
     fold_of = _folds(inp, n_splits, by_, np.random.default_rng(seed))
     return [finish(inp, fold_of == fold, method="kfold",

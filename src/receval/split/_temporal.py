@@ -11,34 +11,34 @@ from typing import Any, Literal
 import numpy as np
 
 from receval._columns import Columns
-from receval._kernels.splitting import (
-    TIES_ROW_ORDER,
-    TIES_TEST,
-    TIES_TRAIN,
-    latest_in_groups,
-    random_in_groups,
-)
 from receval.data._rows import time_point
+from receval.data._spark import is_spark_frame
 from receval.exceptions import EmptyInputError, InvalidParameterError
-from receval.split._finish import COLD_POLICIES, finish, plan_per_user
+from receval.split._finish import COLD_POLICIES, finish, finish_per_user
+from receval.split._per_user import TIES
 from receval.split._prepare import (
     SplitInput,
     check_choice,
     check_count,
     check_seed,
     check_test_size,
-    n_test_of,
     read_input,
 )
-from receval.split._random import _min_rows, global_counts, reject_per_user_options
+from receval.split._random import global_counts, plan_of
 from receval.split._types import Split
 
-__all__ = ["TIES", "leave_k_out", "temporal"]
+__all__ = ["TIES", "global_latest_error", "leave_k_out", "temporal"]
 
 Policy = Literal["keep", "drop", "error"]
 Ties = Literal["test", "train", "row_order"]
-#: Where a block of equal timestamps at a cut goes.
-TIES = {"test": TIES_TEST, "train": TIES_TRAIN, "row_order": TIES_ROW_ORDER}
+
+
+def global_latest_error(ties: str, n_block: int, cut: Any, empty: str) -> EmptyInputError:
+    """The error of a global cut whose block of equal times leaves the ``empty`` part empty."""
+    return EmptyInputError(
+        f"temporal split: with ties={ties!r}, the block of {n_block} rows at the cut "
+        f"time {cut} leaves the {empty} part empty; choose another ties= or test_size",
+        parameter="ties", examples=[ties])
 
 
 def _global_latest(inp: SplitInput, f: float, ties: str) -> tuple[np.ndarray, dict[str, Any]]:
@@ -60,11 +60,8 @@ def _global_latest(inp: SplitInput, f: float, ties: str) -> tuple[np.ndarray, di
         at_cut = np.flatnonzero(ts == cut)
         test[at_cut[len(at_cut) - (n_test - n_later):]] = True
     if not test.any() or test.all():
-        where = "test" if not test.any() else "train"
-        raise EmptyInputError(
-            f"temporal split: with ties={ties!r}, the block of {n_at - n_later} rows at the cut "
-            f"time {inp.time_label(cut)} leaves the {where} part empty; choose another "
-            f"ties= or test_size", parameter="ties", examples=[ties])
+        raise global_latest_error(ties, n_at - n_later, inp.time_label(cut),
+                                  "test" if not test.any() else "train")
     return test, {"target_test_rows": n_test, "ties_at_cut": int(tied),
                   "cut_time": inp.time_label(cut)}
 
@@ -142,11 +139,19 @@ def temporal(data: Any, test_size: float | None = None, *, at: Any = None,
         raise InvalidParameterError(
             "at= cuts every user at the same time, so per_user=True has no meaning with it",
             parameter="per_user", examples=[per_user])
+    plan = plan_of(per_user, small_users, min_rows, "temporal", test_size=f, ties=tie)
+    cold: dict[str, Any] = {"cold_users": cold_users, "cold_items": cold_items}
+    if is_spark_frame(data):
+        from receval.spark._split import per_user_spark, temporal_spark
+
+        return per_user_spark(data, plan, columns=columns, **cold) if plan is not None \
+            else temporal_spark(data, f, at, tie, columns=columns, **cold)
     inp = read_input(data, columns, need_time="a temporal split")
     assert inp.ts is not None
+    if plan is not None:
+        return finish_per_user(inp, plan, method="temporal", **cold)
     settings: dict[str, Any] = {"test_size": f, "at": at, "per_user": per_user, "ties": tie}
     if at is not None:
-        reject_per_user_options(small_users, min_rows)
         tcol = inp.columns["timestamp"]
         assert inp.ts_series is not None
         assert tcol is not None
@@ -156,19 +161,9 @@ def temporal(data: Any, test_size: float | None = None, *, at: Any = None,
                       cold_users=cold_users, cold_items=cold_items,
                       cut_time=inp.time_label(point))
     assert f is not None
-    if not per_user:
-        reject_per_user_options(small_users, min_rows)
-        test, extra = _global_latest(inp, f, tie)
-        return finish(inp, test, method="temporal", settings=settings, cold_users=cold_users,
-                      cold_items=cold_items, **extra)
-    order, bounds = inp.groups
-    n_test, small, policy = plan_per_user(
-        inp, bounds, n_test_of(f, np.diff(bounds)), small_users=small_users,
-        min_rows=_min_rows(min_rows),
-        rule="their share floor(test_size * n_u + 1/2) leaves no test or no training row")
-    test, tied = latest_in_groups(order, bounds, inp.ts, n_test, TIES[tie])
-    return finish(inp, test, method="temporal", settings={**settings, **policy}, small=small,
-                  cold_users=cold_users, cold_items=cold_items, ties_at_cut=int(tied.sum()))
+    test, extra = _global_latest(inp, f, tie)
+    return finish(inp, test, method="temporal", settings=settings, cold_users=cold_users,
+                  cold_items=cold_items, **extra)
 
 
 def leave_k_out(data: Any, k: int = 1, *, order: Literal["latest", "random"] = "latest",
@@ -225,20 +220,15 @@ def leave_k_out(data: Any, k: int = 1, *, order: Literal["latest", "random"] = "
     k = check_count("k", k, 1, ">= 1 (the test rows held out per user)")
     how = check_choice("order", order, ("latest", "random"))
     seed = check_seed(seed)
+    plan = plan_of(True, small_users, min_rows, "leave_k_out", k=k, order=how, seed=seed,
+                   ties=tie)
+    assert plan is not None
+    if is_spark_frame(data):
+        from receval.spark._split import per_user_spark
+
+        return per_user_spark(data, plan, columns=columns, cold_users=cold_users,
+                              cold_items=cold_items)
     inp = read_input(data, columns,
                      need_time="leave_k_out(order='latest')" if how == "latest" else None)
-    rows, bounds = inp.groups
-    n_test, small, policy = plan_per_user(
-        inp, bounds, np.full(len(bounds) - 1, k, dtype=np.int64), small_users=small_users,
-        min_rows=_min_rows(min_rows), rule=f"k={k} rows or fewer")
-    settings: dict[str, Any] = {"k": k, "order": how, "seed": seed, **policy}
-    if how == "random":
-        keys = np.random.default_rng(seed).random(inp.n)
-        test = random_in_groups(rows, bounds, keys, n_test)
-        return finish(inp, test, method="leave_k_out", settings=settings, small=small,
-                      cold_users=cold_users, cold_items=cold_items)
-    assert inp.ts is not None
-    test, tied = latest_in_groups(rows, bounds, inp.ts, n_test, TIES[tie])
-    return finish(inp, test, method="leave_k_out", settings={**settings, "ties": tie},
-                  small=small, cold_users=cold_users, cold_items=cold_items,
-                  ties_at_cut=int(tied.sum()))
+    return finish_per_user(inp, plan, method="leave_k_out", cold_users=cold_users,
+                           cold_items=cold_items)

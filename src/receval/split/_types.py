@@ -155,6 +155,9 @@ class Split:
     in exactly one part. ``dropped`` holds the rows a ``"drop"`` policy removed (empty unless
     one did). The parts are taken from the input when first read.
 
+    A split of a Spark DataFrame (:class:`receval.spark._split_report.SparkSplit`) has lazy
+    Spark DataFrames as parts, and no row positions.
+
     Attributes
     ----------
     report : SplitReport
@@ -163,12 +166,29 @@ class Split:
         Positions (0-based) of each part's rows in the input, increasing.
     """
 
+    #: The frame type of the parts: ``"pandas"``, ``"polars"``, ``"pyarrow"`` (or ``"spark"``).
+    kind: str
+
     def __init__(self, source: RowSource, part: np.ndarray, report: SplitReport) -> None:
         self._source = source
-        self.train_rows = np.flatnonzero(part == 0)
-        self.test_rows = np.flatnonzero(part == 1)
-        self.dropped_rows = np.flatnonzero(part == 2)
+        self.kind = source.kind
+        self._rows = tuple(np.flatnonzero(part == code) for code in range(3))
         self.report = report
+
+    @property
+    def train_rows(self) -> np.ndarray:
+        """Positions of the training rows in the input, increasing."""
+        return self._rows[0]
+
+    @property
+    def test_rows(self) -> np.ndarray:
+        """Positions of the test rows in the input, increasing."""
+        return self._rows[1]
+
+    @property
+    def dropped_rows(self) -> np.ndarray:
+        """Positions of the dropped rows in the input, increasing."""
+        return self._rows[2]
 
     @cached_property
     def train(self) -> Any:
@@ -195,4 +215,4 @@ class Split:
                                 if fold is not None else "")
         dropped = f", dropped={r.rows['dropped']}" if r.rows["dropped"] else ""
         return (f"Split({what}: train={r.rows['train']} rows, test={r.rows['test']} rows"
-                f"{dropped}, {self._source.kind})")
+                f"{dropped}, {self.kind})")
