@@ -12,6 +12,7 @@ import numpy as np
 from receval import conventions
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge
+from receval._engine._sums import ExactSum
 from receval._result import EvaluationResult
 from receval.conventions import Convention
 from receval.data._buckets import (
@@ -236,9 +237,10 @@ def _evaluate_buckets(recs: Any, truth: Any, opts: Options, buckets: int | str,
             if rows == 0:
                 raise EmptyInputError(f"{name} is empty: there is nothing to evaluate",
                                       parameter=name)
-        if opts.policies["missing_predictions"] == "global_mean" and parts.rating_count:
-            opts = dataclasses.replace(opts,
-                                       fill_value=parts.rating_sum / parts.rating_count)
+        grades = ExactSum.from_accumulator(parts.rating_sum, parts.rating_special,
+                                           parts.rating_count)
+        if opts.policies["missing_predictions"] == "global_mean" and grades.n_defined:
+            opts = dataclasses.replace(opts, fill_value=grades.mean())
         show = sys.stderr.isatty() if progress is None else progress
         partials = []
         with Progress(disable=not show, transient=True) as bar:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +13,7 @@ import pandas as pd
 from receval._beyond_engine._side import Side, check_inputs, encode_side
 from receval._beyond_engine._similarity import diversity
 from receval._beyond_engine._terms import Lists, row_terms
+from receval._engine._sums import MetricSums
 from receval.data import Interactions
 from receval.exceptions import DataError, format_examples
 from receval.metrics import _beyond as M
@@ -22,14 +23,26 @@ __all__ = ["BeyondPartial", "run"]
 
 @dataclass
 class BeyondPartial:
-    """Per-user values and global sums of one partition."""
+    """Per-user values and global counts of one partition.
+
+    ``per_user``: per metric, (users, values, numerators, denominators); ``sums``: their
+    exact sums (:class:`receval._engine._sums.MetricSums`), which the aggregates read;
+    ``exposure``: recommendations per item id; ``personal``: per metric, the number of lists
+    holding each item by list length (a Series indexed by (item, length)), the longest list
+    and the number of lists. Every global quantity is a count, so partials add up exactly.
+    """
 
     per_user: dict[str, tuple[pd.Index, np.ndarray, np.ndarray, np.ndarray]]
     exposure: dict[str, pd.Series]
-    personal: dict[str, tuple[pd.Series, pd.Series, int]]
+    personal: dict[str, tuple[pd.Series, int, int]]
     train_items: pd.Index
     counts: dict[str, int] = field(default_factory=dict)
     seen_items: pd.Index = field(default_factory=lambda: pd.Index([]))  # truth + recs
+    sums: dict[str, MetricSums] = field(default_factory=dict)
+
+    def summary(self) -> BeyondPartial:
+        """The partial without per-user values (their sums kept)."""
+        return dataclasses.replace(self, per_user={})
 
 
 def _features_missing(metrics: Sequence[M.BeyondMetric], side: Side, item: np.ndarray,
@@ -89,21 +102,22 @@ def run(data: Interactions, opts: Any) -> BeyondPartial:
         value = np.full(len(users), np.nan)
         np.divide(num, den, out=value, where=den > 0)
         out.per_user[m.label] = (ids, value, num, den)
+        out.sums[m.label] = MetricSums.of(value, num, den)
     return out
 
 
 def _global_state(m: M.BeyondMetric, side: Side, item: np.ndarray, take: np.ndarray,
                   out: BeyondPartial) -> None:
+    """Counts of a global metric: exposure per item, or lists per (item, list length)."""
+    if isinstance(m, M.Personalization):
+        length = np.repeat(take, take).astype(np.int64)
+        width = int(take.max(initial=0)) + 1
+        keys, n = np.unique(item.astype(np.int64) * width + length, return_counts=True)
+        index = pd.MultiIndex.from_arrays([side.items[keys // width], keys % width],
+                                          names=["item", "length"])
+        out.personal[m.label] = (pd.Series(n.astype(np.int64), index=index),
+                                 int(take.max(initial=0)), int((take > 0).sum()))
+        return
     counts = np.bincount(item, minlength=len(side.items)).astype(np.float64)
     hit = np.flatnonzero(counts)
-    if isinstance(m, M.Personalization):
-        w_user = (1.0 / np.sqrt(np.maximum(take, 1)) if m.overlap == "cosine"
-                  else np.full(len(take), 1.0 / math.sqrt(m.k or max(int(take.max(initial=1)), 1))))
-        w = np.repeat(w_user, take)
-        a = np.bincount(item, weights=w, minlength=len(side.items))
-        b = np.bincount(item, weights=w * w, minlength=len(side.items))
-        out.personal[m.label] = (pd.Series(a[hit], index=side.items[hit]),
-                                 pd.Series(b[hit], index=side.items[hit]),
-                                 int((take > 0).sum()))
-        return
     out.exposure[m.label] = pd.Series(counts[hit], index=side.items[hit])

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-__all__ = ["concat", "per_user_frame", "user_order"]
+__all__ = ["concat", "groups_frame", "per_user_frame", "user_order"]
 
 
 def concat(indexes: Iterable[pd.Index]) -> pd.Index:
@@ -53,3 +53,13 @@ def per_user_frame(ranking_users: pd.Index, rating_users: pd.Index,
         with contextlib.suppress(TypeError):  # ids that do not order: keep the input order
             out = out.sort_index()
     return out
+
+
+def groups_frame(lists: dict[str, pd.Index]) -> pd.DataFrame:
+    """Every user of some lists, one row each (in id order), a boolean column per list."""
+    users = [u for u in lists.values() if len(u)]
+    index = users[0].append(users[1:]).unique() if users else pd.Index([])
+    with contextlib.suppress(TypeError):  # ids that do not order: as they came
+        index = index.sort_values()
+    return pd.DataFrame({name: index.isin(u) for name, u in lists.items()},
+                        index=index.rename("user"))

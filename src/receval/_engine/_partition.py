@@ -14,6 +14,7 @@ from receval._engine._options import Options
 from receval._engine._partial import Partial, Values, exclude
 from receval._engine._ranking import run_ranking
 from receval._engine._rating import run_rating
+from receval._engine._sums import MetricSums
 from receval.data import InputTable, Interactions, prepare, recs_table, truth_table
 from receval.data._encode import cast_ids, lookalike_ids
 from receval.exceptions import (
@@ -105,11 +106,14 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
         else None
     counts["truth_users_with_recs"] = int(((data.truth_count() > 0)
                                            & (data.recs_count() > 0)).sum())
+    counts["n_evaluated"], counts["n_rating_evaluated"] = len(codes), len(rating_codes)
+    counts.update({f"n_{name}": len(users) for name, users in groups.items()})
     return Partial(
         ranking_users=ids[codes], rating_users=ids[rating_codes],
         values=values, ties=ties, excluded=excluded, rating_metrics=rating_metrics,
         groups=groups, counts=counts | data.notes, recommended=recommended,
-        items=data.item_ids, notes=notes, columns=columns, beyond=beyond)
+        items=data.item_ids, notes=notes, columns=columns, beyond=beyond,
+        sums={label: MetricSums.of(*arrays) for label, arrays in values.items()})
 
 
 def account(data: Interactions, opts: Options, notes: list[Note]

@@ -9,6 +9,7 @@ import pandas as pd
 
 from receval._engine._options import Options
 from receval._engine._partial import Values, per_user_values
+from receval._engine._sums import exact_mean
 from receval._kernels import rating as QK
 from receval.data import Interactions
 from receval.exceptions import InvalidParameterError, MissingPredictionError, format_examples
@@ -22,8 +23,8 @@ def _fill(data: Interactions, opts: Options) -> np.ndarray | None:
     missing = opts.policies["missing_predictions"]
     if opts.fill_value is not None:
         return np.full(len(data.t_user), opts.fill_value)
-    if missing == "global_mean":
-        return np.full(len(data.t_user), float(data.t_grade.mean()))
+    if missing == "global_mean":  # exactly rounded, as over Parquet or Spark buckets
+        return np.full(len(data.t_user), exact_mean(data.t_grade))
     if not isinstance(missing, str):
         return np.full(len(data.t_user), float(missing))
     return None
