@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 import receval as rv
-from receval._kernels import encoding, grouping, ranking, rating
+from receval._kernels import encoding, exact, grouping, ranking, rating
 
 METRICS = ["ndcg@3", "map", "precision@2", "recall", "mrr@3"]
 
@@ -46,7 +46,7 @@ def _frames(user_dtype: str, score_dtype: str, grade_dtype: str, shuffle: bool
 
 def _dispatchers() -> dict[str, object]:
     out = {}
-    for mod in (encoding, grouping, ranking, rating):
+    for mod in (encoding, exact, grouping, ranking, rating):
         for name, obj in inspect.getmembers(mod):
             if hasattr(obj, "signatures") and hasattr(obj, "py_func"):
                 out[f"{mod.__name__}.{name}"] = obj

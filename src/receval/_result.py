@@ -181,9 +181,11 @@ class EvaluationResult:
     ----------
     metrics : tuple of Metric
         The metrics, in the order requested.
-    per_user : pandas.DataFrame
+    per_user : pandas.DataFrame or pyspark.sql.DataFrame
         One row per evaluated user (index: user id), one column per metric label; NaN where
-        a metric does not apply to a user (a rating metric for a user without ratings).
+        a metric does not apply to a user (a rating metric for a user without ratings). With
+        ``evaluate(per_user="spark")`` a Spark DataFrame: the user id column (named as in
+        recs), one column per metric label, null where NaN would be.
     users : UserAccounting
         Where every user went.
     settings : dict
@@ -200,8 +202,35 @@ class EvaluationResult:
         default_factory=dict, repr=False)
     """Per-user numerators and denominators of micro-averaged metrics (users, num, den), so
     that statistics and groups can recompute the pooled ratio over any subset of users."""
+    _cache: Any = field(default=None, repr=False, compare=False)
+    """The persisted Spark DataFrame behind ``per_user`` (``per_user="spark"``)."""
 
     # -- access ------------------------------------------------------------------------------
+    @property
+    def per_user_in_spark(self) -> bool:
+        """Whether ``per_user`` is a Spark DataFrame (``evaluate(per_user="spark")``)."""
+        return not isinstance(self.per_user, pd.DataFrame)
+
+    def unpersist(self) -> None:
+        """Free the Spark cache behind ``per_user`` and ``users.frame`` (no-op otherwise).
+
+        With ``evaluate(per_user="spark")`` the job's output stays cached in the executors
+        (memory, then disk) until this is called or the session stops; read or write the
+        per-user DataFrames first: afterwards Spark would compute every bucket again.
+        """
+        if self._cache is not None:
+            self._cache.unpersist()
+
+    def _pandas_per_user(self, what: str) -> pd.DataFrame:
+        """``per_user`` as pandas, or an error naming ``what`` needs it in memory."""
+        if self.per_user_in_spark:
+            raise InvalidParameterError(
+                f"{what} needs the per-user values in memory, and they are a Spark DataFrame "
+                f"(evaluate(per_user='spark')): evaluate with per_user='pandas', or collect "
+                f"them (ev.per_user.toPandas()) when they fit the driver",
+                parameter="per_user", examples=["spark"])
+        return self.per_user
+
     def _label(self, key: str | Metric) -> str:
         if isinstance(key, Metric):
             key = key.label
@@ -244,6 +273,7 @@ class EvaluationResult:
         """Every metric per user group; see :func:`receval.stats.by_group`."""
         from receval.stats._groups import by_group
 
+        self._pandas_per_user("by(groups)")
         return by_group(self, groups)
 
     # -- exports -----------------------------------------------------------------------------
@@ -304,7 +334,7 @@ class EvaluationResult:
             "users": self.users.to_dict(),
         }
         if per_user:
-            frame = self.per_user.reset_index()
+            frame = self._pandas_per_user("to_json(per_user=True)").reset_index()
             doc["per_user"] = json.loads(frame.to_json(orient="records"))
         return json.dumps(doc, indent=indent, ensure_ascii=False)
 
@@ -359,6 +389,7 @@ class EvaluationResult:
         """
         from receval.report import write_evaluation_report
 
+        self._pandas_per_user("report()")
         return write_evaluation_report(self, path, recs=recs, truth=truth, train=train,
                                        title=title, max_k=max_k, **kwargs)
 
@@ -370,6 +401,7 @@ class EvaluationResult:
         """
         from receval.report._plots import EvaluationPlots
 
+        self._pandas_per_user("plot")
         return EvaluationPlots(self)
 
     def __repr__(self) -> str:
