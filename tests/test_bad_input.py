@@ -1183,3 +1183,19 @@ def test_messages_show_plain_values(case: str, recs: pd.DataFrame, truth: pd.Dat
     message = str(info.value)
     assert "np." not in message, message
     assert shown in message, message
+
+
+@pytest.mark.parametrize("per_user", ["spark", "polars", None])
+def test_per_user_spark_needs_spark_inputs(per_user: Any, tmp_path: Path) -> None:
+    """per_user='spark' keeps per-user values in Spark: for pandas or Parquet inputs it is an
+    error naming per_user; another value is not an option at all."""
+    with pytest.raises(InvalidParameterError) as info:
+        rv.evaluate(INT_RECS, INT_TRUTH, ["mrr"], per_user=per_user)
+    assert info.value.parameter == "per_user"
+    INT_RECS.to_parquet(tmp_path / "recs.parquet")
+    INT_TRUTH.to_parquet(tmp_path / "truth.parquet")
+    match = "needs recs and truth as Spark" if per_user == "spark" else "one of 'pandas'"
+    with pytest.raises(InvalidParameterError, match=match):
+        rv.evaluate(tmp_path / "recs.parquet", tmp_path / "truth.parquet", ["mrr"],
+                    per_user=per_user, buckets=2)
+    assert rv.evaluate(INT_RECS, INT_TRUTH, ["mrr"], per_user="pandas")["mrr"] == 0.75

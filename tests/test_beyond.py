@@ -315,12 +315,12 @@ def test_buckets_equal_in_memory(tmp_path: object, buckets: int) -> None:
 @pytest.mark.parametrize("sim", ["cosine", "jaccard", "cooccurrence"])
 def test_dense_and_sparse_similarity_paths_agree(monkeypatch: pytest.MonkeyPatch,
                                                  sim: str) -> None:
-    from receval import _beyond_engine
+    from receval._beyond_engine import _similarity
 
     ms = [f"diversity(similarity={sim})@3", f"unexpectedness(expected=similarity, "
           f"similarity={sim})@3"]
     dense = ev(ms)
-    monkeypatch.setattr(_beyond_engine, "DENSE_CELLS", 0)  # pair by pair, no table
+    monkeypatch.setattr(_similarity, "DENSE_CELLS", 0)  # pair by pair, no table
     sparse = ev(ms)
     for m in ms:
         assert sparse[m] == pytest.approx(dense[m])

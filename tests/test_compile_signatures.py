@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 import receval as rv
-from receval._kernels import encoding, grouping, ordering, ranking, rating, sorting
+from receval._kernels import encoding, exact, grouping, ordering, ranking, rating, sorting
 
 METRICS = ["ndcg@3", "map", "precision@2", "recall", "mrr@3"]
 
@@ -48,7 +48,7 @@ def _frames(user_dtype: str, score_dtype: str, grade_dtype: str, shuffle: bool
 
 def _dispatchers() -> dict[str, object]:
     out = {}
-    for mod in (encoding, grouping, ordering, ranking, rating, sorting):
+    for mod in (encoding, exact, grouping, ordering, ranking, rating, sorting):
         for name, obj in inspect.getmembers(mod):
             if hasattr(obj, "signatures") and hasattr(obj, "py_func"):
                 out[f"{mod.__name__}.{name}"] = obj

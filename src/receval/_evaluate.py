@@ -12,6 +12,7 @@ import numpy as np
 from receval import conventions
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge
+from receval._engine._sums import ExactSum
 from receval._result import EvaluationResult
 from receval.conventions import Convention
 from receval.data._buckets import (
@@ -85,6 +86,7 @@ def evaluate(
     train: Any = None,
     item_features: Any = None,
     item_features_missing: str = "error",
+    per_user: str = "pandas",
 ) -> EvaluationResult:
     """Evaluate recommendations against the ground truth.
 
@@ -175,6 +177,16 @@ def evaluate(
     item_features_missing : {"error", "skip"}
         A recommended item without features: an error, or left out of similarities
         (counted in ``result.settings["beyond"]``).
+    per_user : {"pandas", "spark"}
+        Where the per-user values go. ``"pandas"`` (default): ``result.per_user`` is a
+        pandas DataFrame on this machine. ``"spark"`` (Spark inputs only, for more users
+        than the driver holds): nothing per user is collected; ``result.per_user`` is a
+        Spark DataFrame (the user id column as in recs, one column per metric label, null
+        where undefined), ``result.users.frame`` a Spark DataFrame of every user and their
+        groups, the lists of ``result.users`` hold a few example ids and
+        ``result.users.count(group)`` the counts. Both DataFrames read the cached output of
+        the one job that computed the aggregates; ``result.unpersist()`` frees it. The
+        aggregates are the same either way (``docs/spark.md``).
 
     Returns
     -------
@@ -197,10 +209,17 @@ def evaluate(
         opts, train=train, item_features=item_features,
         item_features_missing=_choice("item_features_missing", item_features_missing,
                                       ("error", "skip")))
-    if is_spark_frame(recs) or is_spark_frame(truth):
+    spark = is_spark_frame(recs) or is_spark_frame(truth)
+    if _choice("per_user", per_user, ("pandas", "spark")) == "spark" and not spark:
+        raise InvalidParameterError(
+            "per_user='spark' keeps the per-user values in Spark: it needs recs and truth as "
+            f"Spark DataFrames, got {type(recs).__name__} and {type(truth).__name__}; leave "
+            "per_user='pandas' for inputs in memory or on disk", parameter="per_user",
+            examples=[per_user])
+    if spark:
         from receval.spark import evaluate_spark
 
-        return evaluate_spark(recs, truth, opts, buckets=buckets)
+        return evaluate_spark(recs, truth, opts, buckets=buckets, per_user=per_user)
     if is_parquet_source(recs) and is_parquet_source(truth):
         if buckets is None and _parquet_rows(recs) + _parquet_rows(truth) > 3 * ROWS_PER_BUCKET:
             buckets = "auto"
@@ -236,9 +255,10 @@ def _evaluate_buckets(recs: Any, truth: Any, opts: Options, buckets: int | str,
             if rows == 0:
                 raise EmptyInputError(f"{name} is empty: there is nothing to evaluate",
                                       parameter=name)
-        if opts.policies["missing_predictions"] == "global_mean" and parts.rating_count:
-            opts = dataclasses.replace(opts,
-                                       fill_value=parts.rating_sum / parts.rating_count)
+        grades = ExactSum.from_accumulator(parts.rating_sum, parts.rating_special,
+                                           parts.rating_count)
+        if opts.policies["missing_predictions"] == "global_mean" and grades.n_defined:
+            opts = dataclasses.replace(opts, fill_value=grades.mean())
         show = sys.stderr.isatty() if progress is None else progress
         partials = []
         with Progress(disable=not show, transient=True) as bar:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from receval.exceptions import UnknownMetricError
+from receval.exceptions import InvalidParameterError, UnknownMetricError
 from receval.metrics import Metric, parse
 
 if TYPE_CHECKING:
@@ -59,6 +59,10 @@ class UserAccounting:
     recs_without_truth_scored : pandas.Index
         Users with recommendations but no truth row, scored 0 and counted in ``evaluated``
         (``recs_without_truth='zero'``).
+    sizes : dict
+        Empty when every list above is complete. With ``evaluate(per_user="spark")`` the
+        lists hold the first few ids of each group (examples) and ``sizes`` the size of each
+        group; :meth:`count` reads it, and :attr:`frame` has every user.
     """
 
     n_users: int
@@ -75,27 +79,58 @@ class UserAccounting:
     n_missing_predictions: int
     policies: dict[str, Any]
     recs_without_truth_scored: pd.Index = field(default_factory=lambda: pd.Index([]))
+    sizes: dict[str, int] = field(default_factory=dict)
+    _frame: Any = field(default=None, repr=False, compare=False)
+
+    #: The groups of users, as attributes (lists of ids) and as columns of :attr:`frame`.
+    GROUPS = ("evaluated", "skipped_no_relevant", "skipped_missing_recs",
+              "recs_without_truth", "recs_without_truth_scored", "no_relevant",
+              "missing_recs", "rating_evaluated", "rating_skipped")
+
+    @property
+    def complete(self) -> bool:
+        """Whether the lists hold every user (False: examples, with ``per_user="spark"``)."""
+        return not self.sizes
+
+    def count(self, group: str) -> int:
+        """The number of users in one group (``"evaluated"``, ``"no_relevant"``, ...)."""
+        if group not in self.GROUPS:
+            raise InvalidParameterError(f"group must be one of {', '.join(self.GROUPS)}; got "
+                                        f"{group!r}", parameter="group", examples=[group])
+        return self.sizes[group] if self.sizes else len(getattr(self, group))
 
     @property
     def n_evaluated(self) -> int:
         """Users in the ranking metrics' means."""
-        return len(self.evaluated)
+        return self.count("evaluated")
+
+    @property
+    def frame(self) -> Any:
+        """Every user of both inputs, one row each, with a boolean column per group.
+
+        The columns are the user id and :attr:`GROUPS`. With ``evaluate(per_user="spark")``
+        this is a Spark DataFrame computed by the same job as the metrics (nothing
+        collected); otherwise a pandas DataFrame built from the lists, indexed by user.
+        """
+        if self._frame is not None:
+            return self._frame
+        from receval._engine._frame import groups_frame
+
+        return groups_frame({g: getattr(self, g) for g in self.GROUPS})
 
     def summary(self) -> pd.DataFrame:
         """One row per category of user: count and what was done."""
-        p = self.policies
+        p, n = self.policies, self.count
         rows = [
-            ("evaluated", len(self.evaluated), "in the means of the ranking metrics"),
-            ("no relevant item", len(self.no_relevant),
-             f"no_relevant={p['no_relevant']!r}"),
-            ("no recommendations", len(self.missing_recs),
-             f"missing_recs={p['missing_recs']!r}"),
+            ("evaluated", n("evaluated"), "in the means of the ranking metrics"),
+            ("no relevant item", n("no_relevant"), f"no_relevant={p['no_relevant']!r}"),
+            ("no recommendations", n("missing_recs"), f"missing_recs={p['missing_recs']!r}"),
             ("recommendations without truth",
-             len(self.recs_without_truth) + len(self.recs_without_truth_scored),
+             n("recs_without_truth") + n("recs_without_truth_scored"),
              f"recs_without_truth={p['recs_without_truth']!r}"),
         ]
-        if len(self.rating_evaluated) or self.n_missing_predictions:
-            rows.append(("rating metrics: evaluated", len(self.rating_evaluated),
+        if n("rating_evaluated") or self.n_missing_predictions:
+            rows.append(("rating metrics: evaluated", n("rating_evaluated"),
                          "users with at least one (prediction, rating) pair"))
             rows.append(("rating metrics: ratings without prediction",
                          self.n_missing_predictions,
@@ -106,23 +141,17 @@ class UserAccounting:
         """Counts and policies (ids are left out; they are in the attributes)."""
         return {
             "n_users": self.n_users, "n_truth_users": self.n_truth_users,
-            "n_recs_users": self.n_recs_users, "evaluated": len(self.evaluated),
-            "skipped_no_relevant": len(self.skipped_no_relevant),
-            "skipped_missing_recs": len(self.skipped_missing_recs),
-            "recs_without_truth": len(self.recs_without_truth),
-            "recs_without_truth_scored": len(self.recs_without_truth_scored),
-            "no_relevant": len(self.no_relevant), "missing_recs": len(self.missing_recs),
-            "rating_evaluated": len(self.rating_evaluated),
-            "rating_skipped": len(self.rating_skipped),
+            "n_recs_users": self.n_recs_users,
+            **{g: self.count(g) for g in self.GROUPS},
             "missing_predictions": self.n_missing_predictions,
             "policies": dict(self.policies),
         }
 
     def __repr__(self) -> str:
-        return (f"UserAccounting(users={self.n_users}, evaluated={len(self.evaluated)}, "
-                f"skipped_no_relevant={len(self.skipped_no_relevant)}, "
-                f"skipped_missing_recs={len(self.skipped_missing_recs)}, "
-                f"recs_without_truth={len(self.recs_without_truth)})")
+        return (f"UserAccounting(users={self.n_users}, evaluated={self.count('evaluated')}, "
+                f"skipped_no_relevant={self.count('skipped_no_relevant')}, "
+                f"skipped_missing_recs={self.count('skipped_missing_recs')}, "
+                f"recs_without_truth={self.count('recs_without_truth')})")
 
 
 @dataclass(frozen=True)
@@ -152,9 +181,11 @@ class EvaluationResult:
     ----------
     metrics : tuple of Metric
         The metrics, in the order requested.
-    per_user : pandas.DataFrame
+    per_user : pandas.DataFrame or pyspark.sql.DataFrame
         One row per evaluated user (index: user id), one column per metric label; NaN where
-        a metric does not apply to a user (a rating metric for a user without ratings).
+        a metric does not apply to a user (a rating metric for a user without ratings). With
+        ``evaluate(per_user="spark")`` a Spark DataFrame: the user id column (named as in
+        recs), one column per metric label, null where NaN would be.
     users : UserAccounting
         Where every user went.
     settings : dict
@@ -171,8 +202,35 @@ class EvaluationResult:
         default_factory=dict, repr=False)
     """Per-user numerators and denominators of micro-averaged metrics (users, num, den), so
     that statistics and groups can recompute the pooled ratio over any subset of users."""
+    _cache: Any = field(default=None, repr=False, compare=False)
+    """The persisted Spark DataFrame behind ``per_user`` (``per_user="spark"``)."""
 
     # -- access ------------------------------------------------------------------------------
+    @property
+    def per_user_in_spark(self) -> bool:
+        """Whether ``per_user`` is a Spark DataFrame (``evaluate(per_user="spark")``)."""
+        return not isinstance(self.per_user, pd.DataFrame)
+
+    def unpersist(self) -> None:
+        """Free the Spark cache behind ``per_user`` and ``users.frame`` (no-op otherwise).
+
+        With ``evaluate(per_user="spark")`` the job's output stays cached in the executors
+        (memory, then disk) until this is called or the session stops; read or write the
+        per-user DataFrames first: afterwards Spark would compute every bucket again.
+        """
+        if self._cache is not None:
+            self._cache.unpersist()
+
+    def _pandas_per_user(self, what: str) -> pd.DataFrame:
+        """``per_user`` as pandas, or an error naming ``what`` needs it in memory."""
+        if self.per_user_in_spark:
+            raise InvalidParameterError(
+                f"{what} needs the per-user values in memory, and they are a Spark DataFrame "
+                f"(evaluate(per_user='spark')): evaluate with per_user='pandas', or collect "
+                f"them (ev.per_user.toPandas()) when they fit the driver",
+                parameter="per_user", examples=["spark"])
+        return self.per_user
+
     def _label(self, key: str | Metric) -> str:
         if isinstance(key, Metric):
             key = key.label
@@ -215,6 +273,7 @@ class EvaluationResult:
         """Every metric per user group; see :func:`receval.stats.by_group`."""
         from receval.stats._groups import by_group
 
+        self._pandas_per_user("by(groups)")
         return by_group(self, groups)
 
     # -- exports -----------------------------------------------------------------------------
@@ -275,7 +334,7 @@ class EvaluationResult:
             "users": self.users.to_dict(),
         }
         if per_user:
-            frame = self.per_user.reset_index()
+            frame = self._pandas_per_user("to_json(per_user=True)").reset_index()
             doc["per_user"] = json.loads(frame.to_json(orient="records"))
         return json.dumps(doc, indent=indent, ensure_ascii=False)
 
@@ -330,6 +389,7 @@ class EvaluationResult:
         """
         from receval.report import write_evaluation_report
 
+        self._pandas_per_user("report()")
         return write_evaluation_report(self, path, recs=recs, truth=truth, train=train,
                                        title=title, max_k=max_k, **kwargs)
 
@@ -341,6 +401,7 @@ class EvaluationResult:
         """
         from receval.report._plots import EvaluationPlots
 
+        self._pandas_per_user("plot")
         return EvaluationPlots(self)
 
     def __repr__(self) -> str:

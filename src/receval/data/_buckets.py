@@ -19,7 +19,9 @@ import numpy as np
 import pandas as pd
 
 from receval._columns import Columns
+from receval._kernels import exact as XK
 from receval._kernels import grouping as G
+from receval._kernels._jit import readonly
 from receval.exceptions import InvalidParameterError, SchemaError
 
 __all__ = ["Buckets", "is_parquet_source", "read_bucket", "split_into_buckets"]
@@ -46,13 +48,19 @@ class Buckets:
         The recommendations and the truth of each bucket.
     rows : (int, int)
         Rows of the recommendations and of the truth.
-    rating_sum, rating_count : float, int
-        Sum and count of the truth grades (for a global mean over every bucket).
+    rating_sum : numpy.ndarray
+        The exact sum of the truth grades, as :func:`receval._kernels.exact.exact_sum`
+        holds it (for an exactly rounded global mean over every bucket).
+    rating_special : numpy.ndarray
+        Grades left out of that sum (NaN, +inf, -inf).
+    rating_count : int
+        Grades added to it (every grade, special ones included).
     """
 
     pairs: list[tuple[Path, Path]]
     rows: tuple[int, int]
-    rating_sum: float
+    rating_sum: np.ndarray
+    rating_special: np.ndarray
     rating_count: int
 
 
@@ -126,7 +134,9 @@ def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[st
                                     f"{n_buckets!r}", parameter="buckets",
                                     examples=[n_buckets])
     pairs = [(workdir / f"recs-{b}.arrow", workdir / f"truth-{b}.arrow") for b in range(n)]
-    rating_sum, rating_count = 0.0, 0
+    rating_sum = np.zeros(XK.N_DIGITS, dtype=np.int64)
+    rating_special = np.zeros(3, dtype=np.int64)
+    rating_count = 0
     for name, dataset in sources.items():
         names = list(dataset.schema.names)
         roles = ["user", "item"] + (["score", "rank"] if name == "recs" else ["rating"])
@@ -148,12 +158,14 @@ def split_into_buckets(recs: str | os.PathLike[str], truth: str | os.PathLike[st
                         writers[b].write_table(table.slice(bounds[b], bounds[b + 1] - bounds[b]))
                 if name == "truth" and len(cols) == 3:
                     values = batch.column(cols[2]).to_numpy(zero_copy_only=False)
-                    rating_sum += float(np.nansum(values))
-                    rating_count += int(np.count_nonzero(~np.isnan(values.astype(float))))
+                    values = np.ascontiguousarray(values, dtype=np.float64)
+                    XK.exact_sum(readonly(values), rating_sum, rating_special)
+                    rating_count += len(values)
         finally:
             for w in writers:
                 w.close()
-    return Buckets(pairs, (n_rows["recs"], n_rows["truth"]), rating_sum, rating_count)
+    return Buckets(pairs, (n_rows["recs"], n_rows["truth"]), rating_sum, rating_special,
+                   rating_count)
 
 
 def read_bucket(path: Path) -> pd.DataFrame:

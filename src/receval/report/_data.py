@@ -331,7 +331,7 @@ def recommended_items(recs: Any, truth: Any, ev: EvaluationResult, k: int | None
     import dataclasses
 
     from receval._columns import Columns
-    from receval._engine import _cast
+    from receval._engine import cast_table as _cast
     from receval.data import prepare, recs_table, truth_table
 
     opts = evaluate_options(ev)

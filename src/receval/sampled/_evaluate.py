@@ -12,6 +12,7 @@ import pandas as pd
 
 from receval import conventions
 from receval._columns import Columns
+from receval._engine._sums import exact_mean
 from receval._evaluate import _parse_metrics
 from receval._evaluate import evaluate as _engine_evaluate
 from receval._result import EvaluationResult
@@ -412,7 +413,7 @@ def _with_record(result: EvaluationResult, new: dict[str, np.ndarray],
     summaries = dict(result.summaries)
     for label, values in new.items():
         per_user[label] = values
-        summaries[label] = dataclasses.replace(summaries[label], value=float(np.mean(values)))
+        summaries[label] = dataclasses.replace(summaries[label], value=exact_mean(values))
     settings = {**result.settings, "sampled": record}
     return dataclasses.replace(result, summaries=summaries, per_user=per_user,
                                settings=settings)

@@ -8,9 +8,13 @@
    ``xxhash64(id) mod n`` otherwise), and the two tables are repartitioned by bucket: every
    row of a user meets in one partition.
 3. ``mapInArrow`` evaluates each bucket with :func:`receval._engine.evaluate_partition`
-   (:mod:`receval.spark._worker`); only the per-user partial results reach the driver,
+   (:mod:`receval.spark._worker`); only each bucket's partial result reaches the driver,
    which merges them with :func:`receval._engine.merge`, the function that merges the
-   in-memory and Parquet buckets. Every number is the in-memory number, to the last bit.
+   in-memory and Parquet buckets. Every aggregate comes from exact sums, so every number is
+   the in-memory number, to the last bit.
+4. With ``per_user="spark"`` a partial holds sums, counts and example ids only; the
+   per-user values stay in Spark as rows of the same output, which is persisted so that the
+   job above computes each bucket once (:mod:`receval.spark._output`).
 """
 
 from __future__ import annotations
@@ -20,15 +24,25 @@ import dataclasses
 import math
 import pickle
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from receval._engine import Options, merge
+from receval._engine import Options, Partial, merge
+from receval._engine._sums import ExactSum
 from receval._result import EvaluationResult
 from receval.data._spark import arrow_kind, arrow_schema, check_id_kinds, is_spark_frame
 from receval.data._table import roles_of
 from receval.exceptions import EmptyInputError, InvalidParameterError, RecevalError
-from receval.spark._worker import BUCKET, OUTPUT_SCHEMA, SEQ, SIDE, evaluate_batches
+from receval.spark._output import output_layout, spark_result, storage_level
+from receval.spark._worker import (
+    BUCKET,
+    ERROR,
+    KIND,
+    PAYLOAD,
+    SEQ,
+    SIDE,
+    evaluate_batches,
+)
 
 __all__ = ["evaluate_spark", "n_buckets_for"]
 
@@ -102,32 +116,47 @@ def _count_rows(recs: Any, truth: Any) -> int:
 
 
 def _fill_value(truth: Any, column: str | None, opts: Options) -> Options:
-    """``missing_predictions="global_mean"``: the mean truth grade over every bucket."""
+    """``missing_predictions="global_mean"``: the exactly rounded mean truth grade.
+
+    Each partition sends the exact sum of its grades (:class:`ExactSum`, a few hundred bytes)
+    and the driver adds them, so the mean is the in-memory one (``duplicates=`` aside: here
+    it is taken over every row, before a duplicate is dropped).
+    """
     if opts.policies["missing_predictions"] != "global_mean" or column is None:
         return opts
     from pyspark.sql import functions as F
 
-    row = truth.agg(F.sum(F.col(f"`{column}`").cast("double")).alias("s"),
-                    F.count(F.col(f"`{column}`")).alias("n")).collect()[0]
-    if not row["n"]:
+    grades = truth.select(F.col(f"`{column}`").cast("double").alias("g"))
+    with _pyspark_notes_ignored():
+        rows = grades.mapInArrow(_grade_sums, "payload binary").collect()
+    total = sum((pickle.loads(row["payload"]) for row in rows), ExactSum())
+    if total.n_defined == 0:
         return opts
-    return dataclasses.replace(opts, fill_value=float(row["s"]) / int(row["n"]))
+    return dataclasses.replace(opts, fill_value=total.mean())
 
 
-def evaluate_spark(recs: Any, truth: Any, opts: Options, *,
-                   buckets: int | str | None = None) -> EvaluationResult:
-    """Evaluate two Spark DataFrames in Spark; see :func:`receval.evaluate`.
+def _grade_sums(batches: Iterable[Any]) -> Iterator[Any]:
+    """``mapInArrow``: the exact sum of one partition's grades (nulls left out)."""
+    import pyarrow as pa
 
-    Parameters
-    ----------
-    recs, truth : pyspark.sql.DataFrame
-        Both tables, from any Spark source, in the session they belong to.
-    opts : Options
-        The validated options of the call.
-    buckets : int or "auto", optional
-        Buckets of users (default ``"auto"``: about 2 million rows each, at least two per
-        core of the session).
-    """
+    total = ExactSum()
+    for batch in batches:
+        column = batch.column(0).drop_null().to_numpy(zero_copy_only=False)
+        total = total + ExactSum.of(column)
+    yield pa.RecordBatch.from_pydict({"payload": [pickle.dumps(total)]},
+                                     schema=pa.schema([("payload", pa.binary())]))
+
+
+def _n_buckets(recs: Any, buckets: int | str | None, n_rows: int) -> int:
+    if buckets is None or buckets == "auto":
+        return n_buckets_for(n_rows, recs.sparkSession.sparkContext.defaultParallelism)
+    if isinstance(buckets, int) and not isinstance(buckets, bool) and buckets >= 1:
+        return buckets
+    raise InvalidParameterError(f"buckets must be 'auto' or an integer >= 1, got "
+                                f"{buckets!r}", parameter="buckets", examples=[buckets])
+
+
+def _check_frames(recs: Any, truth: Any, opts: Options) -> None:
     for frame, name in ((recs, "recs"), (truth, "truth")):
         if not is_spark_frame(frame):
             raise InvalidParameterError(
@@ -140,34 +169,14 @@ def evaluate_spark(recs: Any, truth: Any, opts: Options, *,
                 f"{name} is a Spark DataFrame: the Spark engine sends {name} to every "
                 f"executor whole, so pass it as a pandas, polars or Arrow table (e.g. "
                 f"{name}.toPandas() when it fits the driver)", parameter=name)
-    recs_schema, truth_schema = arrow_schema(recs), arrow_schema(truth)
-    recs_cols = roles_of(list(recs_schema.names), "recs", opts.columns)
-    truth_cols = roles_of(list(truth_schema.names), "truth", opts.columns)
-    if opts.id_cast is None:
-        check_id_kinds(recs_schema, truth_schema, recs_cols, truth_cols)
-    n_rows = _count_rows(recs, truth)
-    if buckets is None or buckets == "auto":
-        n = n_buckets_for(n_rows, recs.sparkSession.sparkContext.defaultParallelism)
-    elif isinstance(buckets, int) and not isinstance(buckets, bool) and buckets >= 1:
-        n = buckets
-    else:
-        raise InvalidParameterError(f"buckets must be 'auto' or an integer >= 1, got "
-                                    f"{buckets!r}", parameter="buckets", examples=[buckets])
-    opts = _fill_value(truth, truth_cols.get("rating"), opts)
-    kinds = [arrow_kind(s.field(c["user"]).type)
-             for s, c in ((recs_schema, recs_cols), (truth_schema, truth_cols))]
-    both = _tagged(recs, recs_cols, 0, "r:", kinds[0], opts, n).unionByName(
-        _tagged(truth, truth_cols, 1, "t:", kinds[1], opts, n), allowMissingColumns=True)
-    def run(batches: Any) -> Any:  # the workers see only the resolved columns
-        return evaluate_batches(batches, opts, recs_cols, truth_cols)
 
-    with _pyspark_notes_ignored():
-        rows = both.repartition(n, BUCKET).mapInArrow(run, OUTPUT_SCHEMA) \
-            .orderBy("bucket").collect()
+
+def _partials(rows: list[Any]) -> list[Partial]:
+    """The buckets' partials in bucket order; a worker's error raised as itself."""
     partials = []
-    for row in rows:
-        payload = pickle.loads(row["payload"])
-        if row["error"]:
+    for row in sorted(rows, key=lambda r: r[BUCKET]):
+        payload = pickle.loads(row[PAYLOAD])
+        if row[ERROR]:
             if isinstance(payload, RecevalError):
                 raise payload
             raise RuntimeError(f"receval's Spark worker failed: {payload!r}")
@@ -175,7 +184,58 @@ def evaluate_spark(recs: Any, truth: Any, opts: Options, *,
     if not partials:  # pragma: no cover - the inputs were checked not to be empty
         raise EmptyInputError("recs is empty: there are no recommendations to evaluate",
                               parameter="recs")
-    result = merge(partials, opts)
-    result.settings["engine"] = "spark"
-    result.settings["buckets"] = n
+    return partials
+
+
+def evaluate_spark(recs: Any, truth: Any, opts: Options, *,
+                   buckets: int | str | None = None,
+                   per_user: str = "pandas") -> EvaluationResult:
+    """Evaluate two Spark DataFrames in Spark; see :func:`receval.evaluate`.
+
+    Parameters
+    ----------
+    recs, truth : pyspark.sql.DataFrame
+        Both tables, from any Spark source, in the session they belong to.
+    opts : Options
+        The validated options of the call.
+    buckets : int or "auto", optional
+        Buckets of users (default ``"auto"``: about 2 million rows each, at least two per
+        core of the session).
+    per_user : {"pandas", "spark"}
+        ``"pandas"``: the per-user values are collected into ``result.per_user``.
+        ``"spark"``: they stay in Spark; ``result.per_user`` and ``result.users.frame``
+        are Spark DataFrames over the cached output of the one job that computed the
+        aggregates (:mod:`receval.spark._output`; ``result.unpersist()`` frees it).
+    """
+    _check_frames(recs, truth, opts)
+    recs_schema, truth_schema = arrow_schema(recs), arrow_schema(truth)
+    recs_cols = roles_of(list(recs_schema.names), "recs", opts.columns)
+    truth_cols = roles_of(list(truth_schema.names), "truth", opts.columns)
+    if opts.id_cast is None:
+        check_id_kinds(recs_schema, truth_schema, recs_cols, truth_cols)
+    n = _n_buckets(recs, buckets, _count_rows(recs, truth))
+    opts = _fill_value(truth, truth_cols.get("rating"), opts)
+    kinds = [arrow_kind(s.field(c["user"]).type)
+             for s, c in ((recs_schema, recs_cols), (truth_schema, truth_cols))]
+    both = _tagged(recs, recs_cols, 0, "r:", kinds[0], opts, n).unionByName(
+        _tagged(truth, truth_cols, 1, "t:", kinds[1], opts, n), allowMissingColumns=True)
+    spark_schema, layout = output_layout(recs, truth, recs_cols, truth_cols, opts, per_user)
+
+    def run(batches: Any) -> Any:  # the workers see only the resolved columns
+        return evaluate_batches(batches, opts, recs_cols, truth_cols, layout)
+
+    with _pyspark_notes_ignored():
+        out = both.repartition(n, BUCKET).mapInArrow(run, spark_schema)
+        if per_user == "spark":  # the one job below computes every bucket once and caches it
+            out = out.persist(storage_level())
+    try:
+        with _pyspark_notes_ignored():
+            rows = out.filter(out[KIND] == 1).select(BUCKET, ERROR, PAYLOAD).collect()
+        result = merge(_partials(rows), opts)  # receval's warnings: outside the block above
+    except BaseException:
+        out.unpersist()
+        raise
+    result.settings.update(engine="spark", buckets=n, per_user=per_user)
+    if per_user == "spark":
+        result = spark_result(result, out, recs_cols["user"], layout)
     return result

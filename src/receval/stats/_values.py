@@ -55,14 +55,15 @@ def values_of(ev: EvaluationResult, labels: Sequence[str], rename: dict[str, str
               ) -> SystemValues:
     """The values of ``labels`` in one result, renamed by ``rename`` (label -> new label)."""
     rename = rename or {}
-    frame = pd.DataFrame(index=ev.per_user.index)
+    per_user = ev._pandas_per_user("comparing systems")
+    frame = pd.DataFrame(index=per_user.index)
     terms, aggregates = {}, {}
     for label in labels:
         name = rename.get(label, label)
         if label in ev._terms:
             terms[name] = ev._terms[label]
-        if label in ev.per_user.columns:
-            frame[name] = ev.per_user[label].to_numpy()
+        if label in per_user.columns:
+            frame[name] = per_user[label].to_numpy()
         else:  # a global metric: one number, no per-user values
             aggregates[name] = ev[label]
     return SystemValues(frame, terms, ev.users.missing_recs, aggregates)

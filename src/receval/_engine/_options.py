@@ -1,0 +1,41 @@
+"""The validated options of one evaluation, as every partition and the merge read them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from receval._columns import Columns
+from receval.conventions import Convention
+from receval.metrics import Metric
+
+__all__ = ["Options"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """Validated options of one evaluation (see :func:`receval.evaluate`)."""
+
+    specs: tuple[tuple[str, Metric], ...]
+    columns: Columns
+    ties: str
+    policies: dict[str, Any]
+    relevance_threshold: float | None
+    id_cast: str | None
+    strict: bool
+    catalog: Sequence[Any] | None
+    convention: Convention | None
+    overrides: dict[str, Any] = field(default_factory=dict)  # settings set over a convention
+    fill_value: float | None = None  # resolved "global_mean" when computed outside a partition
+    train: Any = None  # beyond-accuracy side inputs (receval._beyond_engine)
+    item_features: Any = None
+    item_features_missing: str = "error"
+
+    def missing_recs(self, metric: Metric) -> str:
+        """The missing-recommendations policy of one metric (its own, or the call's)."""
+        return str(getattr(metric, "missing_recs", None) or self.policies["missing_recs"])
+
+    def of(self, family: type[Metric]) -> list[tuple[str, Any]]:
+        """The requested metrics of one family, with the text they were asked as."""
+        return [(t, m) for t, m in self.specs if isinstance(m, family)]
