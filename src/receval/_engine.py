@@ -295,7 +295,8 @@ def _run_ranking(data: Interactions, specs: Sequence[tuple[str, RankingMetric]],
             lists.starts, lists.ends, lists.grade, lists.rel, lists.n_rel, lists.ideal_starts,
             lists.ideal_ends, lists.ideal_grade, lists.block_start, lists.block_end,
             req[:, 0].astype(np.int64), req[:, 1].astype(np.int64), req[:, 2].astype(np.int64),
-            req[:, 3].astype(np.int64), req[:, 4].astype(np.int64), req[:, 5], num, den)
+            req[:, 3].astype(np.int64), req[:, 4].astype(np.int64),
+            np.ascontiguousarray(req[:, 5]), num, den)  # a column: one layout, one compile
         bad = ~(np.isfinite(num) & np.isfinite(den))
         if bad.any():
             rows = np.flatnonzero(bad.any(axis=1))
@@ -398,7 +399,7 @@ def _run_rating(data: Interactions, opts: Options,
     num = np.zeros((len(codes), len(metrics)))
     den = np.zeros((len(codes), len(metrics)))
     QK.rating_kernel(pairs.starts[keep], pairs.ends[keep], pairs.pred, pairs.true,
-                     req[:, 0].astype(np.int64), req[:, 1], num, den)
+                     req[:, 0].astype(np.int64), np.ascontiguousarray(req[:, 1]), num, den)
     for j, ((_, asked), metric) in enumerate(zip(specs, metrics, strict=True)):
         values[asked.label] = _per_user(metric, num[:, j], den[:, j])
         resolved[asked.label] = metric
