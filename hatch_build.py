@@ -36,7 +36,7 @@ SWITCH = "RECEVAL_PRECOMPILE"
 #: a warm-up that takes longer is stopped (and the wheel built without compiled kernels)
 TIMEOUT_S = 1800
 #: numba settings of the build process that would change what gets cached, or where
-_CLEARED = ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "RECEVAL_SHIPPED_KERNELS", "PYTHONPATH")
+_CLEARED = ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "RECEVAL_SHIPPED_KERNELS")
 
 
 def mode() -> str:
@@ -58,7 +58,11 @@ def precompile(package: Path, workdir: Path, *, serial_only: bool = False,
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns(
         "__pycache__", "*.pyc", "*.nbi", "*.nbc"))
     env = {k: v for k, v in os.environ.items() if k not in _CLEARED}
-    env.update(PYTHONPATH=str(workdir), PYTHONDONTWRITEBYTECODE="1")
+    # the copy first, and the build environment: pip < 26 makes it a PYTHONPATH entry whose
+    # sitecustomize adds the build requirements to sys.path (pip >= 26, build and uv make it
+    # a virtual environment: sys.executable)
+    path = [str(workdir), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    env.update(PYTHONPATH=os.pathsep.join(p for p in path if p), PYTHONDONTWRITEBYTECODE="1")
     cmd = [sys.executable, "-m", f"{package.name}._precompile"]
     if serial_only:
         cmd.append("--serial-only")
