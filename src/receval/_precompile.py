@@ -161,6 +161,8 @@ def _bucket_calls(d: dict[str, Any]) -> None:
 
 
 def _split_calls(d: dict[str, Any]) -> None:
+    import pyarrow as pa
+
     import receval as rv
 
     ratings = d["ratings"]
@@ -173,6 +175,12 @@ def _split_calls(d: dict[str, Any]) -> None:
     rv.split.leave_k_out(ratings, k=2, order="random", seed=0)
     rv.split.kfold(ratings, n_splits=3, by="rows", seed=0)
     rv.split.kfold(ratings, n_splits=3, by="users", seed=0)
+    # timestamps that are plain numbers (float64; datetimes and integers are int64)
+    seconds = ratings.assign(timestamp=ratings["timestamp"].astype("int64") / 1e9)
+    rv.split.temporal(seconds, test_size=0.2)
+    rv.split.temporal(seconds, test_size=0.2, per_user=True)
+    rv.split.leave_k_out(seconds, k=1)
+    rv.split.temporal(pa.Table.from_pandas(ratings), test_size=0.2, per_user=True)  # Arrow
 
 
 def _model_calls(d: dict[str, Any]) -> None:
