@@ -18,6 +18,8 @@ it); ``--serial-only`` skips the thread-pool versions.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import importlib
 import json
 import sys
@@ -253,23 +255,18 @@ def warm_up(*, parallel: bool = True, log: Callable[[str], None] | None = None) 
     calls = [("evaluate", _evaluate_calls), ("parquet buckets", _bucket_calls),
              ("split", _split_calls), ("models", _model_calls), ("sampled", _sampled_calls),
              ("compare", _compare_calls)]
-    steps += [(name, lambda f=fn: f(d)) for name, fn in calls]  # type: ignore[misc]
+    steps += [(name, functools.partial(fn, d)) for name, fn in calls]
     rounds = [False, True] if parallel and numba.get_num_threads() > 1 else [False]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for threads in rounds:
-            with _parallel_from(1) if threads else _nothing():
+            with _parallel_from(1) if threads else contextlib.nullcontext():
                 for name, step in steps:
                     started = time.perf_counter()
                     step()
                     if log is not None:
                         where = "thread pool" if threads else "one thread"
                         log(f"{name} ({where}): {time.perf_counter() - started:.1f} s")
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 def main(argv: list[str] | None = None) -> int:
