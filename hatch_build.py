@@ -10,16 +10,18 @@ source file content (and receval adds NumPy's major.minor): a wheel taken to ano
 or environment compiles as if it had no cache (docs/performance.md, "The first run").
 
 The warm-up needs receval's runtime dependencies in the build environment: :meth:`dependencies`
-returns ``[project] dependencies`` (one list, in pyproject.toml). Environment variable
-``RECEVAL_PRECOMPILE``: ``0`` skips the warm-up (a quick build; no runtime dependencies in the
-build environment), ``serial`` compiles only the one-thread kernel versions, anything else (or
-unset) compiles both; ``RECEVAL_PRECOMPILE_REPORT=FILE`` writes each kernel's compiled
-signatures there (JSON). A failed warm-up never fails the build: the wheel is built without
-compiled kernels, and the build output says so. Editable installs compile nothing here.
+returns ``[project] dependencies`` (one list, in pyproject.toml), except for editable builds.
+Environment variable ``RECEVAL_PRECOMPILE``: ``0`` skips the warm-up (a quick build; no runtime
+dependencies in the build environment), ``serial`` compiles only the one-thread kernel
+versions, anything else (or unset) compiles both; ``RECEVAL_PRECOMPILE_REPORT=FILE`` writes
+each kernel's compiled signatures there (JSON). A failed warm-up never fails the build: the
+wheel is built without compiled kernels, and the build output says so. Editable installs
+compile nothing here.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import subprocess
@@ -45,6 +47,16 @@ def mode() -> str:
     if value in ("0", "no", "false", "off"):
         return "off"
     return "serial" if value == "serial" else "all"
+
+
+def _editable_build() -> bool:
+    """Whether hatchling is asking for an editable build's requirements (no warm-up there)."""
+    frame = inspect.currentframe()
+    while frame is not None:
+        if frame.f_code.co_name == "get_requires_for_build_editable":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def precompile(package: Path, workdir: Path, *, serial_only: bool = False,
@@ -95,7 +107,9 @@ class PrecompileHook(BuildHookInterface):  # type: ignore[type-arg]
 
     def dependencies(self) -> list[str]:
         """receval's runtime dependencies: the warm-up imports and runs receval."""
-        return [] if mode() == "off" else list(self.metadata.core.dependencies)
+        if mode() == "off" or _editable_build():
+            return []
+        return list(self.metadata.core.dependencies)
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         """Run the warm-up and force-include its cache files (standard wheels only)."""

@@ -117,6 +117,19 @@ def test_wheel_without_warm_up(tmp_path: Path) -> None:
         assert "receval/_kernels/ranking.py" in zf.namelist()
 
 
+@pytest.mark.parametrize(("hook", "switch", "runtime"), [
+    ("get_requires_for_build_wheel", "", True),
+    ("get_requires_for_build_wheel", "0", False),
+    ("get_requires_for_build_editable", "", False)])
+def test_build_requirements(tmp_path: Path, hook: str, switch: str, runtime: bool) -> None:
+    """The warm-up's build environment has receval's runtime dependencies, and only then."""
+    proj = _project(tmp_path)
+    code = f"import hatchling.build as b; print(b.{hook}())"
+    out = subprocess.run([sys.executable, "-c", code], cwd=proj, check=True, timeout=120,
+                         env=_env(RECEVAL_PRECOMPILE=switch), capture_output=True, text=True)
+    assert ("numba>=" in out.stdout) == runtime, out.stdout
+
+
 def test_failed_warm_up_still_builds_the_wheel(tmp_path: Path) -> None:
     """A warm-up that fails: the wheel is built without caches, and the output says so."""
     proj = _project(tmp_path)
