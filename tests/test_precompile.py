@@ -235,3 +235,13 @@ def test_shipped_cache_can_be_ignored(shipped: Path, tmp_path: Path) -> None:
                RECEVAL_SHIPPED_KERNELS="0")
     assert (run["hits"], run["misses"]) == (0, 1)
     assert list(Path(str(run["path"])).glob("toy.add-*.nbi"))
+
+
+def test_unreadable_shipped_cache_is_no_cache(shipped: Path, tmp_path: Path) -> None:
+    """A damaged shipped index: the kernel is compiled, nothing fails."""
+    toy = tmp_path / "toy"
+    shutil.copytree(shipped, toy)
+    for index in (toy / "__pycache__").glob("toy.add-*.nbi"):
+        index.write_bytes(b"not a pickle")
+    run = _toy(toy, tmp_path, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    assert (run["hits"], run["misses"]) == (0, 1)

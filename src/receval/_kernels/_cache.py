@@ -113,7 +113,9 @@ class ShippedFirstCache(FunctionCache):  # type: ignore[misc]
                 continue
             try:
                 data = cache_file.load(key)
-            except OSError:  # an unreadable shipped cache is no cache
+            except Exception:  # an unreadable (truncated, foreign) cache file is no cache
+                if cache_file is not self._shipped:
+                    raise  # numba's own behaviour for the cache it writes
                 data = None
             if data is not None:
                 return self._impl.rebuild(target_context, data)

@@ -26,8 +26,9 @@ def njit(*, parallel: bool = False) -> Callable[[F], F]:
 
     def wrap(fn: F) -> F:
         dispatcher = numba.njit(parallel=parallel, nogil=True)(fn)
-        # what Dispatcher.enable_caching() sets, with receval's cache
-        dispatcher._cache = ShippedFirstCache(fn)  # type: ignore[attr-defined]
+        if hasattr(dispatcher, "enable_caching"):  # a function under NUMBA_DISABLE_JIT=1
+            # what Dispatcher.enable_caching() sets, with receval's cache
+            dispatcher._cache = ShippedFirstCache(fn)  # type: ignore[attr-defined]
         return dispatcher  # type: ignore[return-value]
 
     return wrap
