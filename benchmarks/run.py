@@ -174,7 +174,8 @@ def run_worker(spec: dict[str, Any], cache_dir: Path, timeout: float) -> dict[st
         spec = {**spec, "out": str(Path(tmp) / "answer.json")}
         spec_path = Path(tmp) / "spec.json"
         spec_path.write_text(json.dumps(spec))
-        env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir)}
+        # the kernels shipped in an installed wheel would make "cold" warm
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir), "RECEVAL_SHIPPED_KERNELS": "0"}
         try:
             proc = subprocess.run(
                 [sys.executable, str(Path(__file__).resolve()), "--worker", str(spec_path)],

@@ -67,7 +67,8 @@ def _kernel(data: Interactions, group: list[RankingMetric], policy: str, grades:
         lists.starts, lists.ends, lists.grade, lists.rel, lists.n_rel, lists.ideal_starts,
         lists.ideal_ends, lists.ideal_grade, lists.block_start, lists.block_end,
         req[:, 0].astype(np.int64), req[:, 1].astype(np.int64), req[:, 2].astype(np.int64),
-        req[:, 3].astype(np.int64), req[:, 4].astype(np.int64), req[:, 5], num, den)
+        req[:, 3].astype(np.int64), req[:, 4].astype(np.int64),
+        np.ascontiguousarray(req[:, 5]), num, den)  # a column: one layout, one compile
     bad = ~(np.isfinite(num) & np.isfinite(den))
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))

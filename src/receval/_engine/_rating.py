@@ -79,7 +79,7 @@ def run_rating(data: Interactions, opts: Options, values: dict[str, Values],
     num = np.zeros((len(codes), len(metrics)))
     den = np.zeros((len(codes), len(metrics)))
     QK.rating_kernel(pairs.starts[keep], pairs.ends[keep], pairs.pred, pairs.true,
-                     req[:, 0].astype(np.int64), req[:, 1], num, den)
+                     req[:, 0].astype(np.int64), np.ascontiguousarray(req[:, 1]), num, den)
     for j, ((_, asked), metric) in enumerate(zip(specs, metrics, strict=True)):
         values[asked.label] = per_user_values(metric, num[:, j], den[:, j])
         resolved[asked.label] = metric

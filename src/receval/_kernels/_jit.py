@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import numba
+
+from receval._kernels._cache import ShippedFirstCache
+
 F = TypeVar("F", bound=Callable[..., Any])
-
-if "NUMBA_CACHE_DIR" not in os.environ:  # site-packages may be read-only (Spark executors, CI)
-    _pkg_dir = os.path.dirname(os.path.abspath(__file__))
-    if not os.access(_pkg_dir, os.W_OK):
-        os.environ["NUMBA_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), "receval-numba")
-
-import numba  # noqa: E402
 
 __all__ = ["PARALLEL_MIN", "n_chunks", "njit", "prange", "readonly", "use_parallel"]
 
@@ -22,10 +17,19 @@ prange = numba.prange
 
 
 def njit(*, parallel: bool = False) -> Callable[[F], F]:
-    """Compile with numba in nopython mode, cached on disk, fastmath off (exact IEEE)."""
+    """Compile with numba in nopython mode, cached on disk, fastmath off (exact IEEE).
+
+    The cache is numba's (what ``cache=True`` enables), reading the kernels compiled at
+    install time first (:class:`receval._kernels._cache.ShippedFirstCache`): site-packages
+    may be read-only (Spark executors, CI), ``NUMBA_CACHE_DIR`` may be set.
+    """
 
     def wrap(fn: F) -> F:
-        return numba.njit(cache=True, parallel=parallel, nogil=True)(fn)  # type: ignore[return-value]
+        dispatcher = numba.njit(parallel=parallel, nogil=True)(fn)
+        if hasattr(dispatcher, "enable_caching"):  # a function under NUMBA_DISABLE_JIT=1
+            # what Dispatcher.enable_caching() sets, with receval's cache
+            dispatcher._cache = ShippedFirstCache(fn)  # type: ignore[attr-defined]
+        return dispatcher  # type: ignore[return-value]
 
     return wrap
 

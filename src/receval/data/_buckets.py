@@ -88,9 +88,9 @@ def _bucket_of(values: Any, n: int, id_cast: str | None) -> np.ndarray:
         cast = cast_ids(values.to_pandas(), id_cast, role="user", table="input", column="user")
         values = pa.array(cast)
     if pa.types.is_integer(values.type):
-        return np.mod(values.to_numpy(zero_copy_only=False).astype(np.int64), n)
+        return np.mod(values.to_numpy(zero_copy_only=False).astype(np.int64), n).astype(np.int32)
     hashed = pd.util.hash_array(np.asarray(values.to_pandas(), dtype=object))
-    return (hashed % np.uint64(n)).astype(np.int64)
+    return (hashed % np.uint64(n)).astype(np.int32)
 
 
 def _batches(dataset: Any, columns: list[str]) -> Iterator[Any]:

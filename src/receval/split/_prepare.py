@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from receval._columns import Columns
+from receval._kernels._jit import readonly
 from receval._kernels.grouping import counting_order
 from receval.data._rows import RowSource, id_codes, time_values
 from receval.exceptions import ColumnNotFoundError, EmptyInputError, InvalidParameterError
@@ -106,6 +107,7 @@ def read_input(data: Any, columns: Columns | dict[str, str] | None, *, need_time
     if tcol is not None:
         series = frame[tcol]
         ts, kind = time_values(series, tcol)
+        ts = readonly(ts)  # Arrow columns are read-only: one compiled version of each kernel
     return SplitInput(source, user, item, user_ids, item_ids, ts, kind, series, names)
 
 
