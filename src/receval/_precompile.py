@@ -183,6 +183,9 @@ def _split_calls(d: dict[str, Any]) -> None:
     rv.split.temporal(seconds, test_size=0.2, per_user=True)
     rv.split.leave_k_out(seconds, k=1)
     rv.split.temporal(pa.Table.from_pandas(ratings), test_size=0.2, per_user=True)  # Arrow
+    # string user ids: a per-user random split keys each user by the hash of its id's bytes
+    named = ratings.assign(user_id="u" + ratings["user_id"].astype(str))
+    rv.split.random(named, test_size=0.2, per_user=True, seed=0)
 
 
 def _model_calls(d: dict[str, Any]) -> None:
