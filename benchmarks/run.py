@@ -35,6 +35,7 @@ REGIMES = ("cold", "warm", "repeat")
 ROWS = ("ordered", "shuffled")
 TOLERANCE = 1e-9
 FIELDS = ("build_s", "compute_s", "e2e_s", "peak_mb")
+BOUNDS = ("receval[ndcg@10]", "lower-bound", "lower-bound[no-sort]", "lower-bound[counting]")
 
 
 def log(msg: str) -> None:
@@ -77,6 +78,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--anchors", default=None,
                     help=f"comma-separated anchors among {', '.join(ANCHORS)}, or 'none' "
                          f"(default: every installed one)")
+    ap.add_argument("--bounds", default=",".join(BOUNDS),
+                    help="the lower bounds and receval[ndcg@10] to measure beside receval, or "
+                         "'none' (default: %(default)s)")
     ap.add_argument("--regimes", default=",".join(REGIMES),
                     help="regimes to measure (default: %(default)s)")
     ap.add_argument("--budget", type=float, default=30.0,
@@ -101,17 +105,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.size_list = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
         args.regime_list = [r.strip() for r in args.regimes.split(",") if r.strip()]
         args.rows_list = [r.strip() for r in args.rows.split(",") if r.strip()]
+        args.bound_list = [] if args.bounds.strip().lower() == "none" else \
+            [b.strip() for b in args.bounds.split(",") if b.strip()]
         bad = [r for r in args.regime_list if r not in REGIMES]
+        bad += [b for b in args.bound_list if b not in BOUNDS]
         bad += [r for r in args.rows_list if r not in ROWS]
         if bad or args.repeat < 1:
-            ap.error(f"bad --regimes {bad} or --repeat {args.repeat}")
+            ap.error(f"bad --regimes, --rows or --bounds {bad} or --repeat {args.repeat}")
     return args
 
 
-def select_libraries(anchors: str | None) -> tuple[list[Adapter], list[dict[str, str]]]:
+def select_libraries(anchors: str | None, bounds: list[str] | None = None
+                     ) -> tuple[list[Adapter], list[dict[str, str]]]:
     """receval, its nDCG@10-only run and the lower bounds, then the anchors that can run."""
-    libs = [ADAPTERS[n] for n in ("receval", "receval[ndcg@10]", "lower-bound",
-                                  "lower-bound[no-sort]", "lower-bound[counting]")]
+    libs = [ADAPTERS[n] for n in ("receval", *BOUNDS) if n == "receval" or bounds is None
+            or n in bounds]
     skipped = []
     if anchors is None:
         names = ANCHORS
@@ -216,7 +224,7 @@ class Runner:
         repeat_host = next((r for r in ("warm", "cold") if r in regimes), None)
         samples: dict[str, list[dict[str, float]]] = {r: [] for r in regimes}
         out: dict[str, Any] = {"samples": samples, "values": None, "extra": {}, "import_s": [],
-                               "rss_mb": []}
+                               "rss_mb": [], "frames_mb": None}
         warm = self.warm_cache(lib)
 
         def process(regime: str, cache: Path, n: int) -> dict[str, Any]:
@@ -232,6 +240,7 @@ class Runner:
                 out["values"] = ans["values"]
             out["import_s"].append(ans["import_s"])
             out["rss_mb"].append(ans["rss_after_load_mb"])
+            out["frames_mb"] = ans.get("frames_mb")
             out["extra"].update(ans["extra"])
             if ans["repeats"]:
                 samples["repeat"].extend(ans["repeats"])
@@ -260,6 +269,7 @@ class Runner:
             ans = run_worker(self.spec(lib, data, args.repeat), warm, args.timeout)
             out["values"] = ans["values"]
             out["rss_mb"].append(ans["rss_after_load_mb"])
+            out["frames_mb"] = ans.get("frames_mb")
             out["extra"].update(ans["extra"])
             samples["repeat"].extend(ans["repeats"])
             log(f"  [{size_label(users)}] {lib.name:<20} repeat: median "
@@ -316,6 +326,9 @@ def summarise(users: int, lib: Adapter, measured: dict[str, Any]) -> list[dict[s
                                "n": len(got)}
         for f in FIELDS:
             row[f] = statistics.median(x[f] for x in got)
+        cpu = [x["cpu_s"] for x in got if "cpu_s" in x]  # older files have none
+        row["cpu_s"] = statistics.median(cpu) if cpu else None
+        row["e2e_min_s"] = min(x["e2e_s"] for x in got)
         row["import_s"] = statistics.median(measured["import_s"]) if measured["import_s"] else None
         row["rss_after_load_mb"] = max(measured["rss_mb"], default=None)
         row["samples"] = got
@@ -376,12 +389,12 @@ def table_rows(results: list[dict[str, Any]]) -> list[list[str]]:
         rows.append([size_label(r["users"]), r.get("rows", "ordered"), r["library"],
                      r["regime"], str(r["n"]),
                      "—" if no_build else fmt_s(r["build_s"]), fmt_s(r["compute_s"]),
-                     fmt_s(r["e2e_s"]), peak, ratio])
+                     fmt_s(r["e2e_s"]), fmt_s(r.get("cpu_s")), peak, ratio])
     return rows
 
 
 HEADERS = ["users", "rows", "library", "regime", "n", "build s", "compute s", "end-to-end s",
-           "peak MB", "receval ÷ other"]
+           "CPU s", "peak MB", "receval ÷ other"]
 
 
 def cpu_model() -> str:
@@ -429,6 +442,22 @@ def lower_bound_lines(results: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def frames_lines(payload: dict[str, Any]) -> list[str]:
+    """The input frames' size next to receval's peak memory (first call in a process)."""
+    lines = []
+    for where, mb in sorted(payload.get("frames_mb", {}).items(), key=_where_key):
+        users, _, rows = where.partition("/")
+        peaks = [f"{r['regime']} +{r['peak_mb']:.0f} MB = {r['peak_mb'] / mb:.2f}× (whole "
+                 f"process {r['rss_after_load_mb'] + r['peak_mb']:.0f} MB, data loaded)"
+                 for r in payload["results"] if r["library"] == "receval"
+                 and r["users"] == int(users) and r.get("rows", "ordered") == (rows or "ordered")
+                 and r["regime"] != "repeat"]
+        lines.append(f"{_where(where)}: input frames (pandas memory_usage(deep=True), recs + "
+                     f"truth) = {mb:.0f} MB; receval's peak increase on its first call: "
+                     + ("; ".join(peaks) if peaks else "not measured (repeat regime only)"))
+    return lines
+
+
 def _load(meta: dict[str, Any]) -> str:
     got = [meta.get(k) for k in ("loadavg_at_start", "loadavg_at_end")]
     return " → ".join(f"{v[0]:.1f}" for v in got if v) or "unknown"
@@ -464,7 +493,7 @@ def report(payload: dict[str, Any], markdown: bool) -> str:
     out.append(tabulate(table_rows(results), headers=HEADERS,
                         tablefmt="pipe" if markdown else "simple", disable_numparse=True,
                         colalign=("right", "left", "left", "left", "right", "right",
-                                  "right", "right", "right", "right")))
+                                  "right", "right", "right", "right", "right")))
     notes = []
     notes += lower_bound_lines(results)
     for users, extra in sorted(payload["internal"].items(), key=_where_key):
@@ -472,6 +501,7 @@ def report(payload: dict[str, Any], markdown: bool) -> str:
             notes.append(f"{_where(users)}: receval's input stage alone "
                          f"(receval.data.prepare: validate, encode ids, group, join; part of "
                          f"its compute) = {fmt_s(extra['internal_build_s'])} s")
+    notes += frames_lines(payload)
     for users, by_lib in sorted(payload["agreement"].items(), key=_where_key):
         for name, a in by_lib.items():
             if a["agree"]:
@@ -510,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
         print(report(payload, args.markdown))
         return 0
     t_start = time.perf_counter()
-    libs, skipped = select_libraries(args.anchors)
+    libs, skipped = select_libraries(args.anchors, args.bound_list)
     payload: dict[str, Any] = {
         "machine": machine(libs), "libraries": [lib.name for lib in libs],
         "args": {"sizes": args.size_list, "rows": args.rows_list, "repeat": args.repeat,
@@ -552,6 +582,9 @@ def main(argv: list[str] | None = None) -> int:
                                        for r in summarise(users, lib, measured)]
                 if measured["extra"]:
                     payload["internal"][f"{users}/{rows}"] = measured["extra"]
+                if lib.name == "receval" and measured["frames_mb"]:
+                    payload.setdefault("frames_mb", {})[f"{users}/{rows}"] = \
+                        measured["frames_mb"]
                 done.append((lib, measured))
             checked = [(lib, m) for lib, m in done if lib.name != "receval" and m["values"]]
             if checked:

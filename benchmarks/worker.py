@@ -67,13 +67,16 @@ def timed_call(adapter: Any, recs: pd.DataFrame, truth: pd.DataFrame
                ) -> tuple[dict[str, float], dict[str, float]]:
     gc.collect()
     with PeakMeter() as meter:
+        cpu0 = time.process_time()
         t0 = time.perf_counter()
         inputs = adapter.build(recs, truth)
         t1 = time.perf_counter()
         values = adapter.compute(inputs)
         t2 = time.perf_counter()
+        cpu = time.process_time() - cpu0
         del inputs
-    sample = {"build_s": t1 - t0, "compute_s": t2 - t1, "e2e_s": t2 - t0, "peak_mb": meter.mb}
+    sample = {"build_s": t1 - t0, "compute_s": t2 - t1, "e2e_s": t2 - t0, "cpu_s": cpu,
+              "peak_mb": meter.mb}
     return sample, values
 
 
@@ -89,6 +92,8 @@ def run_timing(spec: dict[str, Any]) -> dict[str, Any]:
     import_s = time.perf_counter() - t
     gc.collect()
     rss_mb = (_status_kb("VmRSS") or 0.0) / _KB
+    frames_mb = float(recs.memory_usage(deep=True).sum()
+                      + truth.memory_usage(deep=True).sum()) / _KB / _KB
 
     first, values = timed_call(adapter, recs, truth)
     repeats: list[dict[str, float]] = []
@@ -113,7 +118,7 @@ def run_timing(spec: dict[str, Any]) -> dict[str, Any]:
         except Exception as exc:  # an internal API: report, do not fail the run
             extra["internal_build_error"] = f"{type(exc).__name__}: {exc}"
     return {"library": adapter.name, "load_s": load_s, "import_s": import_s,
-            "rss_after_load_mb": rss_mb, "first": first, "repeats": repeats,
+            "rss_after_load_mb": rss_mb, "frames_mb": frames_mb, "first": first, "repeats": repeats,
             "values": values, "extra": extra}
 
 
