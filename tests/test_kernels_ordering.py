@@ -1,6 +1,7 @@
 """The kernels that group, join and order rows, against plain numpy definitions.
 
-``order_desc`` (the one stable sort), ``rank_groups`` (each user's list, whole or its first
+``group_rows`` (the counting sort by user, in one pass or two), ``order_desc`` (the one
+stable sort), ``rank_groups`` (each user's list, whole or its first
 ``top`` places), ``sort_groups_desc`` and ``match_in_groups`` (the join) are checked on
 hand-made cases and on random groups with many ties, on one thread and on the thread pool.
 """
@@ -15,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from receval._kernels import _jit
-from receval._kernels.grouping import match_in_groups
+from receval._kernels import _jit, grouping
+from receval._kernels.grouping import codes_of, group_rows, match_in_groups
 from receval._kernels.ordering import rank_groups, sort_groups_desc
 from receval._kernels.sorting import order_desc
 
@@ -149,3 +150,51 @@ def test_match_in_groups_is_the_join(parallel: bool, seed: int, users: int, item
             hit = np.flatnonzero(t_item[t_off[u]:t_off[u + 1]] == x)
             assert out[p] == (t_off[u] + hit[0] if len(hit) else -1)
     assert dups == want_dups
+
+
+@contextlib.contextmanager
+def _passes(two: bool, shift: int) -> Iterator[None]:
+    """Group in two passes with blocks of ``2**shift`` codes, or always in one pass."""
+    saved = grouping.RADIX_MIN_CODES, grouping.RADIX_SHIFT
+    grouping.RADIX_MIN_CODES, grouping.RADIX_SHIFT = (0, shift) if two else (10**9, shift)
+    try:
+        yield
+    finally:
+        grouping.RADIX_MIN_CODES, grouping.RADIX_SHIFT = saved
+
+
+def test_group_rows_by_hand() -> None:
+    # codes 2, 0, 2, 1, 0 -> code 0: rows 1, 4; code 1: row 3; code 2: rows 0, 2 (input order)
+    code = np.array([2, 0, 2, 1, 0], np.int32)
+    item = np.array([20, 21, 22, 23, 24], np.int32)
+    value = np.array([0.0, 0.1, 0.2, 0.3, 0.4])
+    for two in (False, True):
+        with _passes(two, 1):
+            items, values, off = group_rows(code, 4, item, value)  # code 3 has no row
+        assert items.tolist() == [21, 24, 23, 20, 22]
+        assert values is not None
+        assert values.tolist() == [0.1, 0.4, 0.3, 0.0, 0.2]
+        assert off.tolist() == [0, 2, 3, 5, 5]
+        assert codes_of(off).tolist() == [0, 0, 1, 2, 2]
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("two", [False, True])
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), n_codes=st.integers(1, 300), rows=st.integers(0, 2000),
+       shift=st.integers(0, 5), with_value=st.booleans())
+def test_group_rows_is_a_stable_sort_by_code(parallel: bool, two: bool, seed: int,
+                                             n_codes: int, rows: int, shift: int,
+                                             with_value: bool) -> None:
+    rng = np.random.default_rng(seed)
+    code = rng.integers(0, n_codes, rows).astype(np.int32)
+    item = rng.integers(0, 50, rows).astype(np.int32)
+    value = rng.random(rows) if with_value else None
+    with _pool(parallel), _passes(two, shift):
+        items, values, off = group_rows(code, n_codes, item, value)
+        codes = codes_of(off)
+    order = np.argsort(code, kind="stable")
+    assert np.array_equal(items, item[order])
+    assert values is None if value is None else np.array_equal(values, value[order])
+    assert np.array_equal(off, np.searchsorted(code[order], np.arange(n_codes + 1)))
+    assert np.array_equal(codes, code[order])

@@ -14,6 +14,7 @@ from receval._kernels._jit import n_chunks, njit, prange, readonly, use_parallel
 from receval._kernels.sorting import order_desc, widest
 
 __all__ = [
+    "codes_of",
     "count_in_groups",
     "counting_order",
     "group_rows",
@@ -119,100 +120,190 @@ def counting_order(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarra
 
 
 # -- grouping rows by a dense code in O(n): a stable counting sort ------------------------------
+#: Up to this many codes the rows are grouped in one counting-sort pass; above it, in two
+#: (by ``code >> RADIX_SHIFT`` first, then by code within each such block). One pass scatters
+#: rows to as many places as there are codes, and past a few thousand of them every write
+#: misses the cache; two passes write to a few hundred places each, and the second pass works
+#: on one block of rows (``2**RADIX_SHIFT`` codes) at a time, in cache. 100k codes, 10M
+#: shuffled rows, 2 threads: 0.115 s in one pass, 0.077 s in two.
+RADIX_MIN_CODES = 1 << 14
+RADIX_SHIFT = 9
+
+
 @njit()
-def _histogram(keys: np.ndarray, i0: int, i1: int, counts: np.ndarray) -> None:
+def _block_histogram(keys: np.ndarray, i0: int, i1: int, shift: int,
+                     counts: np.ndarray) -> None:
     for i in range(i0, i1):
-        counts[keys[i]] += 1
+        counts[keys[i] >> shift] += 1
 
 
 @njit()
-def _scatter_rows(i0: int, i1: int, keys: np.ndarray, fill: np.ndarray, cols_i: np.ndarray,
-                  out_i: np.ndarray, col_f: np.ndarray, out_f: np.ndarray) -> None:
-    """Write rows ``i0:i1`` to their group's next free slot (input order kept)."""
-    if len(col_f) > 0:
-        for i in range(i0, i1):
-            k = keys[i]
-            p = fill[k]
-            fill[k] = p + 1
-            out_i[p] = cols_i[i]
+def _scatter_rows(i0: int, i1: int, keys: np.ndarray, shift: int, fill: np.ndarray,
+                  cols_i: np.ndarray, out_i: np.ndarray, col_f: np.ndarray,
+                  out_f: np.ndarray, low: np.ndarray) -> None:
+    """Write rows ``i0:i1`` to their block's next free slot (input order kept).
+
+    With ``shift > 0`` the code's low bits (its place in the block) go to ``low``.
+    """
+    has_f = len(col_f) > 0
+    mask = (1 << shift) - 1
+    for i in range(i0, i1):
+        k = keys[i]
+        b = k >> shift
+        p = fill[b]
+        fill[b] = p + 1
+        out_i[p] = cols_i[i]
+        if has_f:
             out_f[p] = col_f[i]
-    else:
-        for i in range(i0, i1):
-            k = keys[i]
-            p = fill[k]
-            fill[k] = p + 1
-            out_i[p] = cols_i[i]
+        if shift > 0:
+            low[p] = k & mask
 
 
 @njit()
-def _fill_codes(g0: int, g1: int, bounds: np.ndarray, out: np.ndarray) -> None:
-    """The grouped code column: code ``g`` over ``bounds[g]:bounds[g + 1]`` (sequential)."""
-    for g in range(g0, g1):
-        for p in range(bounds[g], bounds[g + 1]):
-            out[p] = g
+def _sort_blocks(b0: int, b1: int, starts: np.ndarray, shift: int, n_keys: int,
+                 low: np.ndarray, out_i: np.ndarray, out_f: np.ndarray,
+                 bounds: np.ndarray) -> None:
+    """Second pass: a counting sort by code inside each block ``b0:b1``, in place, stable."""
+    width = 1 << shift
+    longest = 0
+    for b in range(b0, b1):
+        longest = max(longest, starts[b + 1] - starts[b])
+    has_f = len(out_f) > 0
+    buf_i = np.empty(longest, dtype=out_i.dtype)
+    buf_f = np.empty(longest if has_f else 0)
+    fill = np.empty(width + 1, dtype=np.int64)
+    for b in range(b0, b1):
+        s = starts[b]
+        e = starts[b + 1]
+        fill[:] = 0
+        for p in range(s, e):
+            fill[low[p] + 1] += 1
+            buf_i[p - s] = out_i[p]
+            if has_f:
+                buf_f[p - s] = out_f[p]
+        fill[0] = s
+        for u in range(width):
+            fill[u + 1] += fill[u]
+        k0 = b << shift
+        for u in range(min(width, n_keys - k0)):
+            bounds[k0 + u] = fill[u]
+        for p in range(s, e):
+            q = fill[low[p]]
+            fill[low[p]] = q + 1
+            out_i[q] = buf_i[p - s]
+            if has_f:
+                out_f[q] = buf_f[p - s]
+
+
+@njit()
+def _block_starts(counts: np.ndarray) -> np.ndarray:
+    """Turn per-chunk block counts into each chunk's first slot per block (in place).
+
+    Returns the blocks' starts: block ``b`` holds all rows of smaller blocks, then each
+    chunk's rows of ``b`` in chunk order (what keeps the sort stable).
+    """
+    chunks, nb = counts.shape
+    starts = np.zeros(nb + 1, dtype=np.int64)
+    run = 0
+    for b in range(nb):
+        starts[b] = run
+        for c in range(chunks):
+            t = counts[c, b]
+            counts[c, b] = run
+            run += t
+    starts[nb] = run
+    return starts
 
 
 @njit(parallel=True)
-def _group_parallel(keys: np.ndarray, n_keys: int, item: np.ndarray, value: np.ndarray,
-                    out_code: np.ndarray, out_i: np.ndarray, out_f: np.ndarray,
-                    chunks: int) -> np.ndarray:
+def _group_parallel(keys: np.ndarray, n_keys: int, shift: int, item: np.ndarray,
+                    value: np.ndarray, out_i: np.ndarray, out_f: np.ndarray,
+                    low: np.ndarray, chunks: int) -> np.ndarray:
     n = len(keys)
-    counts = np.zeros((chunks, n_keys), dtype=np.int64)
+    nb = ((n_keys - 1) >> shift) + 1 if n_keys > 0 else 0
+    counts = np.zeros((chunks, nb), dtype=np.int64)
     for c in prange(chunks):
-        _histogram(keys, c * n // chunks, (c + 1) * n // chunks, counts[c])
-    # slot of chunk c's first row of key k: all rows of smaller keys, then earlier chunks'
-    bounds = np.zeros(n_keys + 1, dtype=np.int64)
-    run = 0
-    for k in range(n_keys):
-        bounds[k] = run
-        for c in range(chunks):
-            t = counts[c, k]
-            counts[c, k] = run
-            run += t
-    bounds[n_keys] = run
+        _block_histogram(keys, c * n // chunks, (c + 1) * n // chunks, shift, counts[c])
+    starts = _block_starts(counts)
     for c in prange(chunks):
-        _scatter_rows(c * n // chunks, (c + 1) * n // chunks, keys, counts[c], item, out_i,
-                      value, out_f)
-    for c in prange(chunks):
-        _fill_codes(c * n_keys // chunks, (c + 1) * n_keys // chunks, bounds, out_code)
+        _scatter_rows(c * n // chunks, (c + 1) * n // chunks, keys, shift, counts[c], item,
+                      out_i, value, out_f, low)
+    if shift == 0:
+        return starts
+    bounds = np.empty(n_keys + 1, dtype=np.int64)
+    bounds[n_keys] = n
+    blocks = min(nb, 8 * chunks)
+    for c in prange(blocks):
+        _sort_blocks(c * nb // blocks, (c + 1) * nb // blocks, starts, shift, n_keys, low,
+                     out_i, out_f, bounds)
     return bounds
 
 
 @njit()
-def _group_serial(keys: np.ndarray, n_keys: int, item: np.ndarray, value: np.ndarray,
-                  out_code: np.ndarray, out_i: np.ndarray, out_f: np.ndarray) -> np.ndarray:
-    bounds = np.zeros(n_keys + 1, dtype=np.int64)
-    _histogram(keys, 0, len(keys), bounds[1:])
-    for k in range(n_keys):
-        bounds[k + 1] += bounds[k]
-    fill = bounds[:-1].copy()
-    _scatter_rows(0, len(keys), keys, fill, item, out_i, value, out_f)
-    _fill_codes(0, n_keys, bounds, out_code)
+def _group_serial(keys: np.ndarray, n_keys: int, shift: int, item: np.ndarray,
+                  value: np.ndarray, out_i: np.ndarray, out_f: np.ndarray,
+                  low: np.ndarray) -> np.ndarray:
+    nb = ((n_keys - 1) >> shift) + 1 if n_keys > 0 else 0
+    counts = np.zeros((1, nb), dtype=np.int64)
+    _block_histogram(keys, 0, len(keys), shift, counts[0])
+    starts = _block_starts(counts)
+    _scatter_rows(0, len(keys), keys, shift, counts[0], item, out_i, value, out_f, low)
+    if shift == 0:
+        return starts
+    bounds = np.empty(n_keys + 1, dtype=np.int64)
+    bounds[n_keys] = len(keys)
+    _sort_blocks(0, nb, starts, shift, n_keys, low, out_i, out_f, bounds)
     return bounds
 
 
 def group_rows(code: np.ndarray, n_codes: int, item: np.ndarray, value: np.ndarray | None
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+               ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """Group rows by ``code`` (``0..n_codes-1``) with a stable counting sort: O(rows + codes).
 
     Rows of one code keep their input order (``ties='stable'`` sees it). ``code`` and
-    ``item`` are int32 codes, ``value`` float64 (or None). Returns the grouped codes, items,
-    values and the offsets: code ``u``'s rows are ``off[u]:off[u + 1]``.
+    ``item`` are int32 codes, ``value`` float64 (or None). Returns the grouped items, values
+    and the offsets: code ``u``'s rows are ``off[u]:off[u + 1]`` (the grouped codes are
+    ``codes_of(off)``, built only when needed).
     """
     n = len(code)
     dtype = np.result_type(code, item)  # int32 codes; int64 only past 2**31 distinct ids
     code, item = code.astype(dtype, copy=False), item.astype(dtype, copy=False)
-    out_code = np.empty(n, dtype=dtype)
     out_i = np.empty(n, dtype=dtype)
     vals = readonly(value if value is not None else np.empty(0, dtype=np.float64))
     code, item = readonly(code), readonly(item)
     out_f = np.empty(len(vals), dtype=np.float64)
+    shift = RADIX_SHIFT if n_codes > RADIX_MIN_CODES else 0
+    low = np.empty(n if shift else 0, dtype=np.uint16)
+    args = (code, n_codes, shift, item, vals, out_i, out_f, low)
     if use_parallel(n):
-        chunks = max(1, numba.get_num_threads())
-        bounds = _group_parallel(code, n_codes, item, vals, out_code, out_i, out_f, chunks)
+        bounds = _group_parallel(*args, max(1, numba.get_num_threads()))
     else:
-        bounds = _group_serial(code, n_codes, item, vals, out_code, out_i, out_f)
-    return out_code, out_i, (out_f if value is not None else None), bounds
+        bounds = _group_serial(*args)
+    return out_i, (out_f if value is not None else None), bounds
+
+
+@njit()
+def _fill_codes(g0: int, g1: int, off: np.ndarray, out: np.ndarray) -> None:
+    for g in range(g0, g1):
+        for p in range(off[g], off[g + 1]):
+            out[p] = g
+
+
+@njit(parallel=True)
+def _codes_parallel(off: np.ndarray, out: np.ndarray, chunks: int) -> None:
+    n = len(off) - 1
+    for c in prange(chunks):
+        _fill_codes(c * n // chunks, (c + 1) * n // chunks, off, out)
+
+
+def codes_of(off: np.ndarray, dtype: np.dtype | type = np.int32) -> np.ndarray:
+    """The code of every row of grouped rows: ``u`` over ``off[u]:off[u + 1]``."""
+    out = np.empty(int(off[-1]), dtype=dtype)
+    if use_parallel(len(out)):
+        _codes_parallel(readonly(off), out, n_chunks(len(off) - 1))
+    else:
+        _fill_codes(0, len(off) - 1, readonly(off), out)
+    return out
 
 
 @njit()

@@ -7,6 +7,7 @@ into user groups once per tie policy, and each group is addressed by ``starts[u]
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -107,8 +108,11 @@ class Interactions:
     ----------
     user_ids, item_ids : pandas.Index
         Distinct ids in sorted order; codes index into them.
-    r_user, r_item : ndarray of int64
-        Codes of the recommendation rows, grouped by user (input order within a user).
+    r_item : ndarray of int32 or int64
+        Item codes of the recommendation rows, grouped by user (input order within a user).
+    r_codes : ndarray or None
+        Their user codes, or None when the rows were grouped here (:attr:`r_user` builds them
+        from ``r_off`` on first use).
     r_off : ndarray of int64
         Recommendation rows of user code ``u`` are ``r_off[u]:r_off[u + 1]``.
     r_key : ndarray of float64 or None
@@ -130,7 +134,7 @@ class Interactions:
 
     user_ids: pd.Index
     item_ids: pd.Index
-    r_user: np.ndarray
+    r_codes: np.ndarray | None
     r_item: np.ndarray
     r_off: np.ndarray
     r_key: np.ndarray | None
@@ -144,6 +148,13 @@ class Interactions:
     has_grade: bool
     relevance_threshold: float | None
     notes: dict[str, int]
+
+    @functools.cached_property
+    def r_user(self) -> np.ndarray:
+        """The user code of every recommendation row (grouped, as ``r_item``)."""
+        if self.r_codes is not None:
+            return self.r_codes
+        return G.codes_of(self.r_off, np.int32 if len(self.user_ids) < 2**31 else np.int64)
 
     @property
     def n_users(self) -> int:
@@ -420,16 +431,19 @@ def prepare(
 
     # group the recommendations by user (O(n) counting sort), input order within a user
     r_off: np.ndarray | None = None
+    r_codes: np.ndarray | None = r_user
     if not _nondecreasing(r_user):
-        r_user, r_item, r_key, r_off = G.group_rows(r_user, n_users, r_item, r_key)
+        r_item, r_key, r_off = G.group_rows(r_user, n_users, r_item, r_key)
         score = r_key if score is not None else None
+        r_codes = None  # the grouped codes: built only if something reads them
 
     # sort the truth by (user, item): counting sort by user, then by item within each user;
     # strictly increasing items also prove no repeats
     t_off: np.ndarray | None = None
     if not _sorted_pairs(t_user, t_item, strict=False):
-        t_user, t_item, grouped, t_off = G.group_rows(t_user, n_users, t_item, grade)
+        t_item, grouped, t_off = G.group_rows(t_user, n_users, t_item, grade)
         grade = grouped if grouped is not None else grade
+        t_user = G.codes_of(t_off, t_user.dtype)
         G.sort_items_in_groups(t_off, t_item, grade)
 
     notes: dict[str, int] = {"recs_duplicates_dropped": 0, "truth_duplicates_dropped": 0}
@@ -455,17 +469,20 @@ def prepare(
 
     r_off = _offsets(r_user, n_users) if r_off is None else r_off
     t_off = _offsets(t_user, n_users) if t_off is None else t_off
-    r_truth = np.empty(len(r_user), dtype=np.int32 if len(t_user) < 2**31 else np.int64)
+    r_truth = np.empty(len(r_item), dtype=np.int32 if len(t_user) < 2**31 else np.int64)
     if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth, len(item_ids)):
-        keep = _resolve_duplicates(recs, r_user, r_item, user_ids, item_ids, duplicates, r_key)
+        if r_codes is None:
+            r_codes = G.codes_of(r_off, r_user.dtype)
+        keep = _resolve_duplicates(recs, r_codes, r_item, user_ids, item_ids, duplicates,
+                                   r_key)
         if keep is not None:
             notes["recs_duplicates_dropped"] = int((~keep).sum())
-            r_user, r_item, r_truth = r_user[keep], r_item[keep], r_truth[keep]
+            r_codes, r_item, r_truth = r_codes[keep], r_item[keep], r_truth[keep]
             score = score[keep] if score is not None else None
             r_key = r_key[keep] if r_key is not None else None
-            r_off = _offsets(r_user, n_users)
+            r_off = _offsets(r_codes, n_users)
     return Interactions(
-        user_ids=user_ids, item_ids=item_ids, r_user=r_user, r_item=r_item, r_off=r_off,
+        user_ids=user_ids, item_ids=item_ids, r_codes=r_codes, r_item=r_item, r_off=r_off,
         r_key=r_key, r_score=score, r_truth=r_truth, t_user=t_user, t_item=t_item, t_off=t_off,
         t_grade=grade, t_rel=t_rel, has_grade=has_grade,
         relevance_threshold=relevance_threshold, notes=notes,
