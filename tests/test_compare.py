@@ -84,10 +84,23 @@ def test_tables_and_results_give_the_same_numbers():
     results = {k: rv.evaluate(v, truth, metrics) for k, v in systems.items()}
     from_results = rv.compare(results)
     pd.testing.assert_frame_equal(from_tables.tests, from_results.tests)
-    for k, ev in results.items():  # same users: the means are evaluate's aggregates
-        assert from_tables.table().loc[k].to_dict() == pytest.approx(ev.to_dict())
+    for k, ev in results.items():  # same users: the means are evaluate's aggregates, bit for bit
+        assert from_tables.means.loc[k].to_dict() == ev.to_dict()
     assert from_tables.beats("good", "NDCG@10") == ["fair", "random"]
     assert len(rv.compare(results, metrics="ndcg@10").tests) == 3
+
+
+def test_means_are_exactly_rounded():
+    # precision@10 of the three users: 1/10, 2/10, 3/10. Summed in float, 0.1 + 0.2 + 0.3 =
+    # 0.6000000000000001 and / 3 = 0.20000000000000004; the exactly rounded mean is 0.2, as
+    # evaluate's aggregate
+    recs = pd.DataFrame({"user": np.repeat([0, 1, 2], 10), "item": np.tile(np.arange(10), 3),
+                         "score": np.tile(np.arange(10.0, 0.0, -1.0), 3)})
+    truth = pd.DataFrame({"user": [0, 1, 1, 2, 2, 2], "item": [0, 0, 1, 0, 1, 2]})
+    assert (0.1 + 0.2 + 0.3) / 3 == 0.20000000000000004
+    cmp = rv.compare({"A": recs, "B": recs}, truth, "precision@10")
+    assert cmp.means.loc["A"].tolist() == [0.2]
+    assert rv.evaluate(recs, truth, ["precision@10"])["precision@10"] == 0.2
 
 
 def test_micro_metrics_are_the_pooled_ratio():
