@@ -430,12 +430,15 @@ def prepare(
     r_key = score if score is not None else (-_float64(rank) if rank is not None else None)
 
     # group the recommendations by user (O(n) counting sort), input order within a user
-    r_off: np.ndarray | None = None
+    code_type = r_user.dtype
     r_codes: np.ndarray | None = r_user
-    if not _nondecreasing(r_user):
+    if _nondecreasing(r_user):
+        r_off = _offsets(r_user, n_users)
+    else:
         r_item, r_key, r_off = G.group_rows(r_user, n_users, r_item, r_key)
         score = r_key if score is not None else None
         r_codes = None  # the grouped codes: built only if something reads them
+    del r_user  # the input-order codes: freed once grouped (a 1M-user input holds 100M)
 
     # sort the truth by (user, item): counting sort by user, then by item within each user;
     # strictly increasing items also prove no repeats
@@ -467,12 +470,11 @@ def prepare(
             column=truth.columns["rating"], n_bad=len(bad), examples=ex)
     t_rel = grade >= relevance_threshold if relevance_threshold is not None else grade > 0
 
-    r_off = _offsets(r_user, n_users) if r_off is None else r_off
     t_off = _offsets(t_user, n_users) if t_off is None else t_off
     r_truth = np.empty(len(r_item), dtype=np.int32 if len(t_user) < 2**31 else np.int64)
     if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth, len(item_ids)):
         if r_codes is None:
-            r_codes = G.codes_of(r_off, r_user.dtype)
+            r_codes = G.codes_of(r_off, code_type)
         keep = _resolve_duplicates(recs, r_codes, r_item, user_ids, item_ids, duplicates,
                                    r_key)
         if keep is not None:
