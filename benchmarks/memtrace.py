@@ -39,7 +39,6 @@ STAGES = [
     ("receval._engine", "prepare"),
     ("receval.data._build", "encode_ids"),
     ("receval._kernels.grouping", "group_rows"),
-    ("receval._kernels.grouping", "sort_items_in_groups"),
     ("receval._kernels.grouping", "match_in_groups"),
     ("receval.data._build", "_offsets"),
     ("receval.data._build", "_resolve_duplicates"),

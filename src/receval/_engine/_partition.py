@@ -60,7 +60,10 @@ def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool
 
 
 def _note_lookalikes(data: Interactions, opts: Options, notes: list[Note]) -> None:
-    for role, uniques, a, b in (("user", data.user_ids, data.r_user, data.t_user),
+    # the users present on each side, from the offsets (the grouped user codes of every row
+    # are not built for this)
+    users = (np.flatnonzero(np.diff(data.r_off)), np.flatnonzero(np.diff(data.t_off)))
+    for role, uniques, a, b in (("user", data.user_ids, *users),
                                 ("item", data.item_ids, data.r_item, data.t_item)):
         pairs = lookalike_ids(uniques, a, b)
         if pairs:

@@ -11,7 +11,6 @@ import numba
 import numpy as np
 
 from receval._kernels._jit import n_chunks, njit, prange, readonly, use_parallel
-from receval._kernels.sorting import order_desc, widest
 
 __all__ = [
     "codes_of",
@@ -19,7 +18,6 @@ __all__ = [
     "counting_order",
     "group_rows",
     "match_in_groups",
-    "sort_items_in_groups",
 ]
 
 
@@ -304,65 +302,3 @@ def codes_of(off: np.ndarray, dtype: np.dtype | type = np.int32) -> np.ndarray:
     else:
         _fill_codes(0, len(off) - 1, readonly(off), out)
     return out
-
-
-@njit()
-def _sort_items_range(g0: int, g1: int, off: np.ndarray, item: np.ndarray, value: np.ndarray,
-                      tmp_i: np.ndarray, tmp_f: np.ndarray) -> None:
-    """Stable sort of each group's rows by item (insertion sort for short groups)."""
-    width = widest(g0, g1, off)
-    neg = np.empty(width)
-    order = np.empty(width, dtype=np.int64)
-    scratch = np.empty(width, dtype=np.int64)
-    empty = np.empty(0)
-    for g in range(g0, g1):
-        s = off[g]
-        e = off[g + 1]
-        ordered = True
-        for p in range(s + 1, e):
-            if item[p] < item[p - 1]:
-                ordered = False
-                break
-        if ordered:
-            continue
-        if e - s <= 32:
-            for p in range(s + 1, e):
-                x = item[p]
-                v = value[p]
-                q = p - 1
-                while q >= s and item[q] > x:
-                    item[q + 1] = item[q]
-                    value[q + 1] = value[q]
-                    q -= 1
-                item[q + 1] = x
-                value[q + 1] = v
-            continue
-        for j in range(e - s):  # ascending items: descending negated items (exact in float64)
-            neg[j] = -float(item[s + j])
-        order_desc(neg, empty, e - s, order, scratch)
-        for j in range(e - s):
-            tmp_i[s + j] = item[s + order[j]]
-            tmp_f[s + j] = value[s + order[j]]
-        for p in range(s, e):
-            item[p] = tmp_i[p]
-            value[p] = tmp_f[p]
-
-
-@njit(parallel=True)
-def _sort_items_parallel(off: np.ndarray, item: np.ndarray, value: np.ndarray,
-                         tmp_i: np.ndarray, tmp_f: np.ndarray, chunks: int) -> None:
-    n = len(off) - 1
-    for c in prange(chunks):
-        _sort_items_range(c * n // chunks, (c + 1) * n // chunks, off, item, value, tmp_i,
-                          tmp_f)
-
-
-def sort_items_in_groups(off: np.ndarray, item: np.ndarray, value: np.ndarray) -> None:
-    """Sort each group's rows by item in place (stable; ``value`` follows its item)."""
-    tmp_i = np.empty_like(item)
-    tmp_f = np.empty_like(value)
-    off = readonly(off)  # as every caller of the shared helpers passes it
-    if use_parallel(len(item)):
-        _sort_items_parallel(off, item, value, tmp_i, tmp_f, n_chunks(len(off) - 1))
-    else:
-        _sort_items_range(0, len(off) - 1, off, item, value, tmp_i, tmp_f)

@@ -440,14 +440,15 @@ def prepare(
         r_codes = None  # the grouped codes: built only if something reads them
     del r_user  # the input-order codes: freed once grouped (a 1M-user input holds 100M)
 
-    # sort the truth by (user, item): counting sort by user, then by item within each user;
-    # strictly increasing items also prove no repeats
+    # sort the truth by (user, item), stable: a counting sort by item, then one by user (a
+    # radix sort, least significant key first); strictly increasing items also prove no repeats
     t_off: np.ndarray | None = None
     if not _sorted_pairs(t_user, t_item, strict=False):
-        t_item, grouped, t_off = G.group_rows(t_user, n_users, t_item, grade)
+        by_user, by_grade, i_off = G.group_rows(t_item, len(item_ids), t_user, grade)
+        t_item, grouped, t_off = G.group_rows(by_user, n_users, G.codes_of(i_off, t_item.dtype),
+                                              by_grade)
         grade = grouped if grouped is not None else grade
         t_user = G.codes_of(t_off, t_user.dtype)
-        G.sort_items_in_groups(t_off, t_item, grade)
 
     notes: dict[str, int] = {"recs_duplicates_dropped": 0, "truth_duplicates_dropped": 0}
     if not _sorted_pairs(t_user, t_item, strict=True):
