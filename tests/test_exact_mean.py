@@ -158,3 +158,24 @@ def test_fill_with_the_exact_global_mean() -> None:
     recs = pd.DataFrame({"user_id": [1, 3], "item_id": [1, 1], "score": [0.1, 0.3]})
     ev = rv.evaluate(recs, truth, ["mae"], missing_predictions="global_mean")
     assert ev["mae"] == 0.0
+
+
+def test_global_mean_fill_counts_only_the_truth_rows_kept(tmp_path) -> None:
+    """Over Parquet buckets the fill is the mean of the truth rows the duplicates policy keeps.
+
+    User 1 rates item 1 twice, 5.0 then 1.0; duplicates='first' keeps 5.0. The rows kept:
+    5.0 (user 1), 2.0 (user 2): mean 3.5, not (5 + 1 + 2) / 3 = 2.67. User 2 has no
+    prediction and gets 3.5: MAE = (|5 - 5| + |2 - 3.5|) / 2 users = 0.75.
+    """
+    truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 1, 1],
+                          "rating": [5.0, 1.0, 2.0]})
+    recs = pd.DataFrame({"user_id": [1], "item_id": [1], "score": [5.0]})
+    truth.to_parquet(tmp_path / "truth.parquet")
+    recs.to_parquet(tmp_path / "recs.parquet")
+    kw = {"missing_predictions": "global_mean", "duplicates": "first"}
+    mem = rv.evaluate(recs, truth, ["mae"], **kw)
+    assert mem["mae"] == 0.75
+    for buckets in (1, 2, 3):
+        parquet = rv.evaluate(tmp_path / "recs.parquet", tmp_path / "truth.parquet", ["mae"],
+                              buckets=buckets, **kw)
+        assert parquet["mae"] == 0.75

@@ -11,7 +11,7 @@ import numpy as np
 
 from receval import conventions
 from receval._columns import Columns
-from receval._engine import Options, evaluate_partition, merge
+from receval._engine import Options, evaluate_partition, merge, truth_grade_sum
 from receval._engine._sums import ExactSum
 from receval._result import EvaluationResult
 from receval.conventions import Convention
@@ -258,6 +258,10 @@ def _evaluate_buckets(recs: Any, truth: Any, opts: Options, buckets: int | str,
         grades = ExactSum.from_accumulator(parts.rating_sum, parts.rating_special,
                                            parts.rating_count)
         if opts.policies["missing_predictions"] == "global_mean" and grades.n_defined:
+            if opts.policies["duplicates"] != "error":  # the grades of the rows kept
+                no_recs = read_bucket(parts.pairs[0][0]).iloc[:0]
+                grades = sum((truth_grade_sum(no_recs, read_bucket(t), opts)
+                              for _, t in parts.pairs), ExactSum.of(np.empty(0)))
             opts = dataclasses.replace(opts, fill_value=grades.mean())
         show = sys.stderr.isatty() if progress is None else progress
         partials = []

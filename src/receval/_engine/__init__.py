@@ -16,6 +16,6 @@ settings), :mod:`._coverage` (global metrics), :mod:`._frame` (the per-user tabl
 from receval._engine._merge import merge
 from receval._engine._options import Options
 from receval._engine._partial import Partial
-from receval._engine._partition import cast_table, evaluate_partition
+from receval._engine._partition import cast_table, evaluate_partition, truth_grade_sum
 
-__all__ = ["Options", "Partial", "cast_table", "evaluate_partition", "merge"]
+__all__ = ["Options", "Partial", "cast_table", "evaluate_partition", "merge", "truth_grade_sum"]

@@ -14,7 +14,7 @@ from receval._engine._options import Options
 from receval._engine._partial import Partial, Values, exclude
 from receval._engine._ranking import run_ranking
 from receval._engine._rating import run_rating
-from receval._engine._sums import MetricSums
+from receval._engine._sums import ExactSum, MetricSums
 from receval.data import InputTable, Interactions, prepare, recs_table, truth_table
 from receval.data._encode import cast_ids, lookalike_ids
 from receval.exceptions import (
@@ -26,7 +26,7 @@ from receval.exceptions import (
 )
 from receval.metrics import BeyondMetric, ItemCoverage, Metric, RankingMetric, RatingMetric
 
-__all__ = ["cast_table", "evaluate_partition"]
+__all__ = ["cast_table", "evaluate_partition", "truth_grade_sum"]
 
 
 def cast_table(table: InputTable, how: str | None) -> InputTable:
@@ -57,6 +57,18 @@ def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool
     if opts.policies["truth_scope"] == "recommended":
         data = dataclasses.replace(data, t_rel=data.t_rel & data.in_recommendations())
     return data, {**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}}
+
+
+def truth_grade_sum(no_recs: Any, truth: Any, opts: Options) -> ExactSum:
+    """The exact sum of one bucket's truth grades, as its partition will hold them.
+
+    That is after the ``duplicates`` policy has dropped repeated (user, item) rows, so that
+    ``missing_predictions="global_mean"`` over buckets fills with the mean the whole table
+    gives in memory (``_engine._rating``). ``no_recs`` is an empty recs table with the
+    recs' columns.
+    """
+    data, _ = _prepared(no_recs, truth, opts, part_of_whole=True)
+    return ExactSum.of(data.t_grade)
 
 
 def _note_lookalikes(data: Interactions, opts: Options, notes: list[Note]) -> None:
