@@ -106,16 +106,19 @@ def _pyspark_notes_ignored() -> Iterator[None]:
 
 
 def _count_rows(recs: Any, truth: Any) -> int:
-    """Rows of both tables (one job each); an empty table is an error, as in memory."""
-    total = 0
-    for frame, name in ((recs, "recs"), (truth, "truth")):
-        rows = frame.count()
-        if rows == 0:
+    """Rows of both tables, in one job; an empty table is an error, as in memory."""
+    from pyspark.sql import functions as F
+
+    sides = recs.select(F.lit(0).alias("side")).unionByName(
+        truth.select(F.lit(1).alias("side")))
+    counts = sides.agg(*(F.count(F.when(F.col("side") == side, 1)).alias(str(side))
+                         for side in (0, 1))).collect()[0]
+    for side, name in ((0, "recs"), (1, "truth")):
+        if counts[side] == 0:
             what = "there are no recommendations to evaluate" if name == "recs" \
                 else "there is nothing to evaluate against"
             raise EmptyInputError(f"{name} is empty: {what}", parameter=name)
-        total += rows
-    return total
+    return int(counts[0] + counts[1])
 
 
 def _fill_value(truth: Any, column: str | None, opts: Options) -> Options:
