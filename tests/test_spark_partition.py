@@ -141,3 +141,18 @@ def test_unpaired_columns_identical_to_in_memory(spark):  # noqa: F811
         mem, dist = both(spark, recs, truth, ["ndcg@2", "map@3", "precision@1"],
                          columns=columns)
         assert_identical(mem, dist)
+
+
+@pytest.mark.slow
+def test_partition_key_for_many_buckets(spark):  # noqa: F811
+    """20,000 buckets: the values are one SQL array literal, looked up per row."""
+    from pyspark.sql import functions as F
+
+    from receval.spark._partition import partition_key
+
+    n = 20_000
+    buckets = [0, 1, 7, 12_345, n - 1]
+    frame = spark.createDataFrame([(b,) for b in buckets], "b long")
+    got = [row[0] for row in frame.select(partition_key(F.col("b"), n)).collect()]
+    values = partition_values(n)
+    assert got == [values[b] for b in buckets]

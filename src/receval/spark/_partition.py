@@ -96,5 +96,6 @@ def partition_key(bucket: Any, n: int) -> Any:
     """
     from pyspark.sql import functions as F
 
-    values = F.array(*(F.lit(v).cast("long") for v in partition_values(n)))
+    # one SQL literal (one call into the JVM), not a Column per bucket
+    values = F.expr(f"array({', '.join(f'{v}L' for v in partition_values(n))})")
     return F.element_at(values, (bucket + F.lit(1)).cast("int"))
