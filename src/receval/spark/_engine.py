@@ -3,10 +3,12 @@
 1. On the driver, before any job: the columns are resolved as in memory (names, aliases,
    ``columns=``), the id types of the two tables compared, and every option validated.
 2. Each row is numbered with ``monotonically_increasing_id`` before any shuffle (so that
-   ``ties="stable"`` sees the order in which Spark read the rows), tagged with its side and
-   its user's bucket (``id mod n`` for integer ids, as the Parquet buckets do, and
-   ``xxhash64(id) mod n`` otherwise), and the two tables are repartitioned by bucket: every
-   row of a user meets in one partition.
+   ``ties="stable"`` sees the order in which Spark read the rows; truth's numbers are
+   complemented, negative, which tags the table without a column of its own);
+   the columns of both tables travel in one narrow schema (:mod:`receval.spark._shipped`).
+   The rows are repartitioned by their user's bucket (``id mod n`` for integer ids, as the
+   Parquet buckets do, and ``xxhash64(id) mod n`` otherwise), one bucket per partition
+   (:mod:`receval.spark._partition`): every row of a user meets in one partition.
 3. ``mapInArrow`` evaluates each bucket with :func:`receval._engine.evaluate_partition`
    (:mod:`receval.spark._worker`); only each bucket's partial result reaches the driver,
    which merges them with :func:`receval._engine.merge`, the function that merges the
@@ -34,15 +36,9 @@ from receval.data._spark import arrow_kind, arrow_schema, check_id_kinds, is_spa
 from receval.data._table import roles_of
 from receval.exceptions import EmptyInputError, InvalidParameterError, RecevalError
 from receval.spark._output import output_layout, spark_result, storage_level
-from receval.spark._worker import (
-    BUCKET,
-    ERROR,
-    KIND,
-    PAYLOAD,
-    SEQ,
-    SIDE,
-    evaluate_batches,
-)
+from receval.spark._partition import partition_key
+from receval.spark._shipped import Shipped, shipped_columns, tagged
+from receval.spark._worker import BUCKET, ERROR, KIND, PAYLOAD, SEQ, evaluate_batches
 
 __all__ = ["evaluate_spark", "n_buckets_for"]
 
@@ -55,7 +51,7 @@ def n_buckets_for(n_rows: int, parallelism: int) -> int:
     return max(2 * parallelism, math.ceil(n_rows / ROWS_PER_BUCKET), 1)
 
 
-def _key(frame: Any, column: str, kind: str, id_cast: str | None) -> Any:
+def _key(column: str, kind: str, id_cast: str | None) -> Any:
     """The user id as the engine will compare it (after ``id_cast``)."""
     from pyspark.sql import functions as F
 
@@ -76,17 +72,24 @@ def _bucket(key: Any, integer: bool, n: int) -> Any:
     return F.pmod(key if integer else F.xxhash64(key), F.lit(n)).cast("long")
 
 
-def _tagged(frame: Any, cols: dict[str, str], side: int, prefix: str, kind: str,
-            opts: Options, n: int) -> Any:
+def _partitioned(recs: Any, truth: Any, shipped: Shipped, kinds: list[str], opts: Options,
+                 n: int) -> Any:
+    """Both tables as shipped, unioned, one bucket of users per partition.
+
+    The bucket (``id mod n`` for integer ids, ``xxhash64(id) mod n`` otherwise) is computed
+    in the shuffle's partitioning expression, from each side's user slot, and not shipped.
+    """
     from pyspark.sql import functions as F
 
-    key = _key(frame, cols["user"], kind, opts.id_cast)
     # the key's type after the cast decides the bucket function, the same on both sides
-    integer = opts.id_cast == "int" or (opts.id_cast is None and kind == "integer")
-    selected = [F.col(f"`{c}`").alias(prefix + c) for c in cols.values()]
-    return frame.select(*selected, F.monotonically_increasing_id().alias(SEQ),
-                        F.lit(side).cast("tinyint").alias(SIDE),
-                        _bucket(key, integer, n).alias(BUCKET))
+    integer = opts.id_cast == "int" or (opts.id_cast is None and kinds[0] == "integer")
+    both = tagged(recs, shipped, 0).unionByName(tagged(truth, shipped, 1))
+    slots = [shipped.side(side)[0][0] for side in (0, 1)]  # the user's slot on each side
+    buckets = [_bucket(_key(slot, kind, opts.id_cast), integer, n)
+               for slot, kind in zip(slots, kinds, strict=True)]
+    bucket = buckets[0] if slots[0] == slots[1] else \
+        F.when(F.col(SEQ) >= 0, buckets[0]).otherwise(buckets[1])
+    return both.repartition(n, partition_key(bucket, n))
 
 
 @contextlib.contextmanager
@@ -103,16 +106,19 @@ def _pyspark_notes_ignored() -> Iterator[None]:
 
 
 def _count_rows(recs: Any, truth: Any) -> int:
-    """Rows of both tables (one job each); an empty table is an error, as in memory."""
-    total = 0
-    for frame, name in ((recs, "recs"), (truth, "truth")):
-        rows = frame.count()
-        if rows == 0:
+    """Rows of both tables, in one job; an empty table is an error, as in memory."""
+    from pyspark.sql import functions as F
+
+    sides = recs.select(F.lit(0).alias("side")).unionByName(
+        truth.select(F.lit(1).alias("side")))
+    counts = sides.agg(*(F.count(F.when(F.col("side") == side, 1)).alias(str(side))
+                         for side in (0, 1))).collect()[0]
+    for side, name in ((0, "recs"), (1, "truth")):
+        if counts[side] == 0:
             what = "there are no recommendations to evaluate" if name == "recs" \
                 else "there is nothing to evaluate against"
             raise EmptyInputError(f"{name} is empty: {what}", parameter=name)
-        total += rows
-    return total
+    return int(counts[0] + counts[1])
 
 
 def _fill_value(truth: Any, column: str | None, opts: Options) -> Options:
@@ -217,15 +223,15 @@ def evaluate_spark(recs: Any, truth: Any, opts: Options, *,
     opts = _fill_value(truth, truth_cols.get("rating"), opts)
     kinds = [arrow_kind(s.field(c["user"]).type)
              for s, c in ((recs_schema, recs_cols), (truth_schema, truth_cols))]
-    both = _tagged(recs, recs_cols, 0, "r:", kinds[0], opts, n).unionByName(
-        _tagged(truth, truth_cols, 1, "t:", kinds[1], opts, n), allowMissingColumns=True)
+    shipped = shipped_columns(recs, truth, recs_cols, truth_cols)
     spark_schema, layout = output_layout(recs, truth, recs_cols, truth_cols, opts, per_user)
 
     def run(batches: Any) -> Any:  # the workers see only the resolved columns
-        return evaluate_batches(batches, opts, recs_cols, truth_cols, layout)
+        return evaluate_batches(batches, opts, shipped, layout)
 
     with _pyspark_notes_ignored():
-        out = both.repartition(n, BUCKET).mapInArrow(run, spark_schema)
+        both = _partitioned(recs, truth, shipped, kinds, opts, n)
+        out = both.mapInArrow(run, spark_schema)
         if per_user == "spark":  # the one job below computes every bucket once and caches it
             out = out.persist(storage_level())
     try:

@@ -1,9 +1,9 @@
-"""What runs inside Spark's Python workers: one partition's buckets of users, evaluated.
+"""What runs inside Spark's Python workers: one partition, one bucket of users, evaluated.
 
-The partition arrives as Arrow record batches of both tables (tagged by ``__side``); each
-bucket of users in it is evaluated by the in-memory engine
-(:func:`receval._engine.evaluate_partition`). What leaves the worker, as rows of one output
-schema (:class:`Layout`):
+The partition arrives as Arrow record batches of both tables (in the shipped columns of
+:mod:`receval.spark._shipped`: the sign of ``SEQ`` tells the table); it is evaluated by the
+in-memory engine (:func:`receval._engine.evaluate_partition`). What leaves the worker, as
+rows of one output schema (:class:`Layout`):
 
 - one **summary row** per bucket (``kind = 1``): its :class:`~receval._engine.Partial`,
   pickled. With ``per_user="pandas"`` the partial holds the bucket's per-user values, which
@@ -22,7 +22,7 @@ from __future__ import annotations
 import pickle
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,10 +32,13 @@ from receval._engine._merge import per_user_table
 from receval._result import UserAccounting
 from receval.exceptions import RecevalError
 
-__all__ = ["BUCKET", "ERROR", "GROUP", "IN_PER_USER", "KIND", "PAYLOAD", "SEQ", "SIDE", "USER",
+if TYPE_CHECKING:
+    from receval.spark._shipped import Shipped
+
+__all__ = ["BUCKET", "ERROR", "GROUP", "IN_PER_USER", "KIND", "PAYLOAD", "SEQ", "USER",
            "VALUE", "Layout", "evaluate_batches", "side_table"]
 
-SIDE, SEQ, BUCKET = "__receval_side", "__receval_seq", "__receval_bucket"
+SEQ, BUCKET = "__receval_seq", "__receval_bucket"
 KIND, ERROR, PAYLOAD = "__receval_kind", "__receval_error", "__receval_payload"
 USER, IN_PER_USER = "__receval_user", "__receval_in_per_user"
 VALUE, GROUP = "__receval_value_", "__receval_group_"
@@ -63,16 +66,20 @@ class Layout:
     schema: Any
 
 
-def side_table(table: Any, side: int, columns: dict[str, str]) -> Any:
-    """The rows of one side, in the order Spark read them, under their own column names."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+def side_table(table: Any, side: int, columns: tuple[tuple[str, str], ...]) -> Any:
+    """The rows of one side, in the order Spark read them, under their own column names.
 
-    rows = table.filter(pc.equal(table[SIDE], pa.scalar(side, pa.int8())))
-    rows = rows.sort_by([(SEQ, "ascending")])
-    prefix = "r:" if side == 0 else "t:"
-    return rows.select([prefix + name for name in columns.values()]).rename_columns(
-        list(columns.values()))
+    ``columns``: (shipped slot, column name) pairs. ``SEQ`` is the row's number in read order
+    for recs and its bitwise complement (``-1 - number``, negative) for truth. The shuffle
+    delivers the rows as runs in read order (one per map task), so a stable sort of the row
+    numbers is nearly linear.
+    """
+    seq = table[SEQ].to_numpy()
+    rows = np.flatnonzero(seq >= 0 if side == 0 else seq < 0)
+    number = seq[rows] if side == 0 else np.invert(seq[rows])
+    rows = rows[np.argsort(number, kind="stable")]
+    picked = table.select([slot for slot, _ in columns]).take(rows)
+    return picked.rename_columns([name for _, name in columns])
 
 
 def _summary_row(bucket: int, error: bool, payload: bytes, layout: Layout) -> Any:
@@ -114,11 +121,11 @@ def _user_rows(partial: Partial, opts: Options, bucket: int, layout: Layout) -> 
     yield from table.to_batches(max_chunksize=BATCH_ROWS)
 
 
-def _evaluate_bucket(table: Any, bucket: int, opts: Options, recs_cols: dict[str, str],
-                     truth_cols: dict[str, str], layout: Layout) -> Iterator[Any]:
+def _evaluate_bucket(table: Any, bucket: int, opts: Options, shipped: Shipped,
+                     layout: Layout) -> Iterator[Any]:
     try:
-        partial = evaluate_partition(side_table(table, 0, recs_cols),
-                                     side_table(table, 1, truth_cols), opts,
+        partial = evaluate_partition(side_table(table, 0, shipped.recs),
+                                     side_table(table, 1, shipped.truth), opts,
                                      part_of_whole=True)
     except RecevalError as exc:
         yield _summary_row(bucket, True, pickle.dumps(exc), layout)
@@ -129,10 +136,15 @@ def _evaluate_bucket(table: Any, bucket: int, opts: Options, recs_cols: dict[str
     yield _summary_row(bucket, False, pickle.dumps(partial), layout)
 
 
-def evaluate_batches(batches: Iterable[Any], opts: Options, recs_cols: dict[str, str],
-                     truth_cols: dict[str, str], layout: Layout) -> Iterator[Any]:
-    """``mapInArrow`` function: evaluate each bucket of users of one partition."""
+def evaluate_batches(batches: Iterable[Any], opts: Options, shipped: Shipped,
+                     layout: Layout) -> Iterator[Any]:
+    """``mapInArrow`` function: evaluate the bucket of users of one partition.
+
+    The bucket is the partition's number (:mod:`receval.spark._partition`); were Spark to put
+    several buckets in one partition, they would be evaluated together, still whole.
+    """
     import pyarrow as pa
+    from pyspark import TaskContext
 
     batches = list(batches)
     if not batches:
@@ -140,10 +152,6 @@ def evaluate_batches(batches: Iterable[Any], opts: Options, recs_cols: dict[str,
     table = pa.Table.from_batches(batches)
     if table.num_rows == 0:
         return
-    table = table.sort_by([(BUCKET, "ascending")])
-    buckets = table[BUCKET].to_numpy()
-    starts = np.flatnonzero(np.r_[True, buckets[1:] != buckets[:-1]])
-    ends = np.r_[starts[1:], len(buckets)]
-    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-        yield from _evaluate_bucket(table.slice(start, end - start), int(buckets[start]),
-                                    opts, recs_cols, truth_cols, layout)
+    context = TaskContext.get()
+    bucket = context.partitionId() if context is not None else 0
+    yield from _evaluate_bucket(table.combine_chunks(), bucket, opts, shipped, layout)
