@@ -232,3 +232,40 @@ def test_raw_rows_never_reach_the_driver(spark):  # noqa: F811
 def test_import_receval_does_not_import_pyspark():
     code = "import sys, receval; assert 'pyspark' not in sys.modules, 'pyspark imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_float_ids_of_two_widths_meet(spark):  # noqa: F811
+    """float32 user ids on one side, float64 on the other, -0.0 beside 0.0: in memory they
+    are the same users (1.5 == 1.5, -0.0 == 0.0), so they must meet in one bucket on Spark
+    (Spark's hash of a float differs from that of the same double, and -0.0's bits from 0.0's).
+    """
+    users = np.array([0.5, 1.5, 2.25, 3.0, 4.75, 0.0, 6.5, 7.25], dtype=np.float32)
+    recs = pd.DataFrame({"user_id": np.repeat(users, 2),
+                         "item_id": np.tile([1, 2], len(users)),
+                         "score": np.tile([2.0, 1.0], len(users))})
+    truth = pd.DataFrame({"user_id": users.astype(np.float64), "item_id": 2})
+    truth.loc[truth["user_id"] == 0.0, "user_id"] = -0.0
+    mem = rv.evaluate(recs, truth, ["mrr", "precision@1"])
+    assert mem["mrr"] == 0.5  # item 2 is second in every list, of 8 users
+    assert len(mem.per_user) == len(users)
+    for buckets in (3, 7):
+        dist = rv.evaluate(to_spark(spark, recs), to_spark(spark, truth),
+                           ["mrr", "precision@1"], buckets=buckets)
+        assert_identical(mem, dist)
+
+
+def test_global_mean_fill_counts_only_the_truth_rows_kept(spark):  # noqa: F811
+    """As in memory (tests/test_exact_mean.py): user 1 rates item 1 twice, 5.0 then 1.0, and
+    both duplicates='first' and 'best' keep 5.0; the fill is the mean of the rows kept,
+    (5 + 2 + 4) / 3 = 11/3 (over every row it would be 12/4 = 3).
+    """
+    truth = pd.DataFrame({"user_id": [1, 1, 2, 3], "item_id": [1, 1, 1, 1],
+                          "rating": [5.0, 1.0, 2.0, 4.0]})
+    recs = pd.DataFrame({"user_id": [1, 3], "item_id": [1, 1], "score": [5.0, 4.0]})
+    for duplicates in ("first", "best"):
+        mem, dist = both(spark, recs, truth, ["mae"], missing_predictions="global_mean",
+                         duplicates=duplicates)
+        assert_identical(mem, dist)
+    # user 2's error |2 - 11/3| = 5/3, users 1 and 3 exact: MAE = (5/3) / 3
+    assert mem["mae"] == rv.evaluate(recs, truth.drop(index=1), ["mae"],
+                                     missing_predictions="global_mean")["mae"]

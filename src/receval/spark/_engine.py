@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from receval._engine import Options, Partial, merge
+from receval._engine import Options, Partial, merge, truth_grade_sum
 from receval._engine._sums import ExactSum
 from receval._result import EvaluationResult
 from receval.data._spark import arrow_kind, arrow_schema, check_id_kinds, is_spark_frame
@@ -38,7 +38,7 @@ from receval.exceptions import EmptyInputError, InvalidParameterError, RecevalEr
 from receval.spark._output import output_layout, spark_result, storage_level
 from receval.spark._partition import partition_key
 from receval.spark._shipped import Shipped, shipped_columns, tagged
-from receval.spark._worker import BUCKET, ERROR, KIND, PAYLOAD, SEQ, evaluate_batches
+from receval.spark._worker import BUCKET, ERROR, KIND, PAYLOAD, SEQ, evaluate_batches, side_table
 
 __all__ = ["evaluate_spark", "n_buckets_for"]
 
@@ -63,6 +63,8 @@ def _key(column: str, kind: str, id_cast: str | None) -> Any:
             return F.when(col == F.floor(col), col.cast("long").cast("string")) \
                 .otherwise(col.cast("string"))
         return col.cast("string")
+    if kind == "float":  # a float and a double of one value, -0.0 and 0.0: one hash
+        return col.cast("double") + F.lit(0.0)
     return col
 
 
@@ -121,36 +123,71 @@ def _count_rows(recs: Any, truth: Any) -> int:
     return int(counts[0] + counts[1])
 
 
-def _fill_value(truth: Any, column: str | None, opts: Options) -> Options:
+def _fill_value(recs: Any, truth: Any, column: str | None, opts: Options,
+                shipped: Shipped, kinds: list[str], n: int) -> Options:
     """``missing_predictions="global_mean"``: the exactly rounded mean truth grade.
 
     Each partition sends the exact sum of its grades (:class:`ExactSum`, a few hundred bytes)
-    and the driver adds them, so the mean is the in-memory one (``duplicates=`` aside: here
-    it is taken over every row, before a duplicate is dropped).
+    and the driver adds them, so the mean is the in-memory one. With ``duplicates="first"``
+    or ``"best"`` the sums are of the rows the policy keeps, as in memory: the truth is then
+    shuffled into its buckets of users first (one more job), each bucket deduplicated by the
+    in-memory code (:func:`receval._engine.truth_grade_sum`).
     """
     if opts.policies["missing_predictions"] != "global_mean" or column is None:
         return opts
     from pyspark.sql import functions as F
 
-    grades = truth.select(F.col(f"`{column}`").cast("double").alias("g"))
     with _pyspark_notes_ignored():
-        rows = grades.mapInArrow(_grade_sums, "payload binary").collect()
+        if opts.policies["duplicates"] == "error":  # every row is kept (or the call fails)
+            grades = truth.select(F.col(f"`{column}`").cast("double").alias("g"))
+            rows = grades.mapInArrow(_grade_sums, "payload binary").collect()
+        else:
+            def kept(batches: Iterable[Any]) -> Iterator[Any]:
+                return _kept_grade_sums(batches, opts, shipped)
+
+            bucketed = _partitioned(recs.limit(0), truth, shipped, kinds, opts, n)
+            rows = bucketed.mapInArrow(kept, "payload binary").collect()
     total = sum((pickle.loads(row["payload"]) for row in rows), ExactSum())
     if total.n_defined == 0:
         return opts
     return dataclasses.replace(opts, fill_value=total.mean())
 
 
-def _grade_sums(batches: Iterable[Any]) -> Iterator[Any]:
-    """``mapInArrow``: the exact sum of one partition's grades (nulls left out)."""
+def _sum_row(total: ExactSum) -> Any:
     import pyarrow as pa
 
+    return pa.RecordBatch.from_pydict({"payload": [pickle.dumps(total)]},
+                                      schema=pa.schema([("payload", pa.binary())]))
+
+
+def _kept_grade_sums(batches: Iterable[Any], opts: Options, shipped: Shipped
+                     ) -> Iterator[Any]:
+    """``mapInArrow`` over one bucket of truth rows: the exact sum of the grades kept.
+
+    Bad input (a negative grade...) gives an empty sum here: the evaluation job that follows
+    raises it as in memory.
+    """
+    import pyarrow as pa
+
+    batches = list(batches)
+    if not batches:
+        return
+    table = pa.Table.from_batches(batches)
+    truth = side_table(table, 1, shipped.truth)
+    no_recs = side_table(table.slice(0, 0), 0, shipped.recs)
+    try:
+        yield _sum_row(truth_grade_sum(no_recs, truth, opts))
+    except RecevalError:
+        yield _sum_row(ExactSum())
+
+
+def _grade_sums(batches: Iterable[Any]) -> Iterator[Any]:
+    """``mapInArrow``: the exact sum of one partition's grades (nulls left out)."""
     total = ExactSum()
     for batch in batches:
         column = batch.column(0).drop_null().to_numpy(zero_copy_only=False)
         total = total + ExactSum.of(column)
-    yield pa.RecordBatch.from_pydict({"payload": [pickle.dumps(total)]},
-                                     schema=pa.schema([("payload", pa.binary())]))
+    yield _sum_row(total)
 
 
 def _n_buckets(recs: Any, buckets: int | str | None, n_rows: int) -> int:
@@ -220,10 +257,10 @@ def evaluate_spark(recs: Any, truth: Any, opts: Options, *,
     if opts.id_cast is None:
         check_id_kinds(recs_schema, truth_schema, recs_cols, truth_cols)
     n = _n_buckets(recs, buckets, _count_rows(recs, truth))
-    opts = _fill_value(truth, truth_cols.get("rating"), opts)
     kinds = [arrow_kind(s.field(c["user"]).type)
              for s, c in ((recs_schema, recs_cols), (truth_schema, truth_cols))]
     shipped = shipped_columns(recs, truth, recs_cols, truth_cols)
+    opts = _fill_value(recs, truth, truth_cols.get("rating"), opts, shipped, kinds, n)
     spark_schema, layout = output_layout(recs, truth, recs_cols, truth_cols, opts, per_user)
 
     def run(batches: Any) -> Any:  # the workers see only the resolved columns
