@@ -123,7 +123,8 @@ def counting_order(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarra
 #: rows to as many places as there are codes, and past a few thousand of them every write
 #: misses the cache; two passes write to a few hundred places each, and the second pass works
 #: on one block of rows (``2**RADIX_SHIFT`` codes) at a time, in cache. 100k codes, 10M
-#: shuffled rows, 2 threads: 0.115 s in one pass, 0.077 s in two.
+#: shuffled rows, 2 threads: 0.106 s in one pass, 0.086 s in two; 1M codes, 100M rows:
+#: 3.60 s and 1.20 s.
 RADIX_MIN_CODES = 1 << 14
 RADIX_SHIFT = 9
 
