@@ -12,7 +12,12 @@ compiled kernels and lets the JVM compile its hot code).
 - Microsoft Recommenders' ``SparkRankingEvaluation`` (if installed): precision, recall, nDCG
   and MAP at 5, 10, 20 (12 numbers: it has no HR, MRR or F1), one evaluator per k;
 - RePlay's ``OfflineMetrics`` on Spark DataFrames (if installed): P, R, HR, MRR, MAP, nDCG at
-  5, 10, 20 (18 numbers: no F1).
+  5, 10, 20 (18 numbers: no F1);
+- the Spark floor (``--floor``): what any evaluation that runs its kernel inside Spark pays
+  before computing anything. It counts both tables, numbers the rows, unions them in
+  receval's shipped layout (user, item, score or rating, row number), shuffles them into
+  receval's number of partitions by user, and hands every row to a Python worker as Arrow;
+  the workers only count the rows they get.
 
 Every anchor's means are checked against receval's in-process means under the matching
 definitions (``ANCHOR_REFERENCES``) to 1e-9, and receval on Spark against receval in process
@@ -225,6 +230,33 @@ def receval_spark(spark: Any, data: dict[str, str]) -> dict[str, float]:
     return _canonical(rv.evaluate(recs, truth, RECEVAL_METRICS))
 
 
+FLOOR = "Spark floor (read, shuffle, hand-off)"
+
+
+def _count_batches(batches: Any) -> Any:
+    import pyarrow as pa
+
+    rows = sum(b.num_rows for b in batches)
+    yield pa.RecordBatch.from_pydict({"rows": [rows]})
+
+
+def spark_floor(spark: Any, data: dict[str, str]) -> dict[str, float]:
+    from pyspark.sql import functions as F
+
+    from receval.spark._engine import n_buckets_for
+
+    recs, truth = spark.read.parquet(data["recs"]), spark.read.parquet(data["truth"])
+    n_rows = recs.count() + truth.count()  # receval counts both tables too (one job)
+    n = n_buckets_for(n_rows, spark.sparkContext.defaultParallelism)
+    seq = F.monotonically_increasing_id()
+    both = recs.select("user", "item", F.col("score").alias("value"), seq.alias("seq")) \
+        .unionByName(truth.select("user", "item", F.col("rating").alias("value"),
+                                  (-seq - 1).alias("seq")))
+    counted = both.repartition(n, "user").mapInArrow(_count_batches, "rows long").collect()
+    got = sum(r["rows"] for r in counted)
+    return {"rows": float(got), "expected_rows": float(n_rows)}
+
+
 def ms_recommenders(spark: Any, data: dict[str, str]) -> dict[str, float]:
     from recommenders.evaluation.spark_evaluation import SparkRankingEvaluation
 
@@ -250,7 +282,8 @@ def replay(spark: Any, data: dict[str, str]) -> dict[str, float]:
 
 
 LIBRARIES: dict[str, Callable[[Any, dict[str, str]], dict[str, float]]] = {
-    "receval on Spark": receval_spark, "ms_recommenders": ms_recommenders, "replay": replay}
+    "receval on Spark": receval_spark, FLOOR: spark_floor, "ms_recommenders": ms_recommenders,
+    "replay": replay}
 MODULES = {"ms_recommenders": "recommenders.evaluation.spark_evaluation",
            "replay": "replay.metrics"}
 
@@ -297,6 +330,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--anchors", default=",".join(ANCHORS),
                         help=f"among {', '.join(ANCHORS)}, or 'none'")
+    parser.add_argument("--floor", action="store_true",
+                        help="also measure the Spark floor: read, shuffle and hand the rows "
+                             "to Python, no evaluation")
     parser.add_argument("--shuffle-partitions", default="auto",
                         help="spark.sql.shuffle.partitions for the anchors: 'auto' = receval's "
                              "own bucket count for the size (about 2M rows each, at least 2 per "
@@ -376,7 +412,7 @@ def run_size(spark: Any, args: argparse.Namespace, users: int, anchors: list[str
     base = in_process(data, warm, anchors)
     ref = base.pop("references")
     records = [logged({"users": users, "library": "receval in process", **base})]
-    for name in ["receval on Spark", *anchors]:
+    for name in ["receval on Spark", *([FLOOR] if args.floor else []), *anchors]:
         rec: dict[str, Any] = {"users": users, "library": name, "shuffle_partitions": None}
         why = _skip(name, users, previous.get(name), args.limit_min) if name in anchors \
             else None
@@ -392,7 +428,10 @@ def run_size(spark: Any, args: argparse.Namespace, users: int, anchors: list[str
             rec |= measured(spark, lambda f=fn: f(spark, data), args.hard_limit_min * 60)
         finally:
             spark.conf.set("spark.sql.shuffle.partitions", default_parts)
-        if rec["status"] == "ok":
+        if rec["status"] == "ok" and name == FLOOR:
+            got, want = rec["values"]["rows"], rec["values"]["expected_rows"]
+            rec["agreement"] = {"rows": got, "expected": want, "agree": got == want}
+        elif rec["status"] == "ok":
             previous[name] = rec
             expected = base["values"] if name == "receval on Spark" else \
                 {k: ref[m] for k, m in ANCHOR_REFERENCES[name].items()}

@@ -6,6 +6,8 @@ from typing import Any
 
 from run import size_label
 
+FLOOR_PREFIX = "Spark floor"
+
 __all__ = ["markdown"]
 
 
@@ -13,6 +15,9 @@ def _check(rec: dict[str, Any], tolerance: float) -> str:
     a = rec.get("agreement")
     if a is None:
         return ""
+    if rec["library"].startswith(FLOOR_PREFIX):
+        return f"{a['rows']:,.0f} rows handed to Python" + ("" if a["agree"] else
+                                                             f" (expected {a['expected']:,.0f})")
     if rec["library"] == "receval on Spark":
         if a.get("identical"):
             return f"identical to in process ({a['checked']} numbers)"
@@ -28,7 +33,7 @@ def _ratio(rec: dict[str, Any], by_key: dict[tuple[int, str], dict[str, Any]]) -
     if rec.get("status") != "ok":
         return ""
     users = rec["users"]
-    if rec["library"] == "receval on Spark":
+    if rec["library"] == "receval on Spark" or rec["library"].startswith(FLOOR_PREFIX):
         base = by_key.get((users, "receval in process"))
         if base and base.get("status") == "ok":
             return f"{rec['seconds'] / base['seconds']:.1f}× in-process wall " \

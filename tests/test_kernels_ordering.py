@@ -17,7 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from receval._kernels import _jit, grouping
-from receval._kernels.grouping import codes_of, group_rows, match_in_groups
+from receval._kernels.grouping import (
+    codes_of,
+    group_rows,
+    match_in_groups,
+    repeats_in_groups,
+)
 from receval._kernels.ordering import rank_groups, sort_groups_desc
 from receval._kernels.sorting import order_desc
 
@@ -152,6 +157,30 @@ def test_match_in_groups_is_the_join(parallel: bool, seed: int, users: int, item
     assert dups == want_dups
 
 
+def test_repeats_in_groups_by_hand() -> None:
+    # group 0: items 3, 1, 3, 3 -> 2 repeats; group 1: 1, 2 -> none (1 was in another
+    # group); group 2: empty; group 3: 2, 2 -> 1
+    off = np.array([0, 4, 6, 6, 8], np.int64)
+    item = np.array([3, 1, 3, 3, 1, 2, 2, 2], np.int32)
+    assert repeats_in_groups(off, item, 4) == 3
+    assert repeats_in_groups(off[:2], item[:4], 4) == 2
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), groups=st.integers(0, 400), items=st.integers(1, 30))
+def test_repeats_in_groups_counts_like_sets(parallel: bool, seed: int, groups: int,
+                                            items: int) -> None:
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 12, groups)
+    off = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    item = rng.integers(0, items, int(off[-1])).astype(np.int32)
+    want = sum(int(sizes[g]) - len(set(item[off[g]:off[g + 1]].tolist()))
+               for g in range(groups))
+    with _pool(parallel):
+        assert repeats_in_groups(off, item, items) == want
+
+
 @contextlib.contextmanager
 def _passes(two: bool, shift: int) -> Iterator[None]:
     """Group in two passes with blocks of ``2**shift`` codes, or always in one pass."""
@@ -178,20 +207,37 @@ def test_group_rows_by_hand() -> None:
         assert codes_of(off).tolist() == [0, 0, 1, 2, 2]
 
 
+def test_group_rows_packs_places_into_the_top_bits_of_large_items() -> None:
+    # two passes of 2-bit blocks: between them a row's place in its block (code & 3) rides
+    # in bits 29-30 of its item when the items are below 2**29, and must come off again
+    code = np.array([5, 1, 6, 1, 4, 7], np.int32)
+    top = 2**29 - 1
+    item = np.array([top, 0, top - 1, 7, 1, top - 2], np.int32)
+    value = np.arange(6.0)
+    for n_items in (None, 2**29, 2**29 + 1):  # not packed, packed, too large to pack
+        with _passes(True, 2):
+            items, values, off = group_rows(code, 8, item, value, n_items)
+        # code 1: rows 1, 3; code 4: row 4; code 5: row 0; code 6: row 2; code 7: row 5
+        assert items.tolist() == [0, 7, 1, top, top - 1, top - 2]
+        assert values is not None
+        assert values.tolist() == [1.0, 3.0, 4.0, 0.0, 2.0, 5.0]
+        assert off.tolist() == [0, 0, 2, 2, 2, 3, 4, 5, 6]
+
+
 @pytest.mark.parametrize("parallel", [False, True])
 @pytest.mark.parametrize("two", [False, True])
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31), n_codes=st.integers(1, 300), rows=st.integers(0, 2000),
-       shift=st.integers(0, 5), with_value=st.booleans())
+       shift=st.integers(0, 5), with_value=st.booleans(), bounded=st.booleans())
 def test_group_rows_is_a_stable_sort_by_code(parallel: bool, two: bool, seed: int,
                                              n_codes: int, rows: int, shift: int,
-                                             with_value: bool) -> None:
+                                             with_value: bool, bounded: bool) -> None:
     rng = np.random.default_rng(seed)
     code = rng.integers(0, n_codes, rows).astype(np.int32)
     item = rng.integers(0, 50, rows).astype(np.int32)
     value = rng.random(rows) if with_value else None
-    with _pool(parallel), _passes(two, shift):
-        items, values, off = group_rows(code, n_codes, item, value)
+    with _pool(parallel), _passes(two, shift):  # bounded items: packed with the places
+        items, values, off = group_rows(code, n_codes, item, value, 50 if bounded else None)
         codes = codes_of(off)
     order = np.argsort(code, kind="stable")
     assert np.array_equal(items, item[order])

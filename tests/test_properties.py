@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Callable
@@ -373,3 +374,20 @@ def test_oracle_policies_agree_without_ties(policy: str) -> None:
     assert O.grades_of(O.ORDERS.get(policy, O.order_stable)(rows)) == [0.0, 1.0, 2.0]
     assert close(O.value(O.metric("ndcg"), 2, rows, [2.0, 1.0], policy),
                  (1 / math.log2(3)) / (2 + 1 / math.log2(3)))
+
+
+def test_rating_values_do_not_depend_on_truth_row_order() -> None:
+    # user u's squared errors are 1e16 (item a), 1 (b) and 1 (c). Floating-point sums depend
+    # on their order: (1e16 + 1) + 1 = 1e16 (each 1 is lost: the spacing of doubles at 1e16
+    # is 2), but (1 + 1) + 1e16 = 1e16 + 2. receval sums each user's pairs in item order
+    # (a, b, c) whatever the order of the truth rows: MSE = 1e16 / 3 in every order.
+    truth = pd.DataFrame({"user": ["u", "u", "u", "v"], "item": ["a", "b", "c", "a"],
+                          "rating": [1e8 + 1.0, 3.0, 3.0, 2.0]})
+    recs = pd.DataFrame({"user": ["u", "u", "u", "v"], "item": ["a", "b", "c", "a"],
+                         "score": [1.0, 2.0, 2.0, 2.0]})
+    in_item_order = ((0.0 + 1e16) + 1.0) + 1.0
+    assert in_item_order != ((0.0 + 1.0) + 1.0) + 1e16  # the order matters here
+    for rows in itertools.permutations(range(4)):
+        ev = rv.evaluate(recs, truth.iloc[list(rows)], ["mse"])
+        assert ev.per_user.at["u", "MSE"] == in_item_order / 3, rows
+        assert ev.per_user.at["v", "MSE"] == 0.0

@@ -35,30 +35,40 @@ def _in_order(key: np.ndarray, tiebreak: np.ndarray, s: int, n: int) -> bool:
 
 
 @njit()
+def _insert(out: np.ndarray, kept: np.ndarray, q: int, i: int, x: float) -> None:
+    """Put row ``i`` (key ``x``) at place ``q`` or above of the buffer sorted by key.
+
+    It goes after the keys not below ``x`` (stability); the places it passes move down one.
+    """
+    while q > 0 and kept[q - 1] < x:
+        out[q] = out[q - 1]
+        kept[q] = kept[q - 1]
+        q -= 1
+    out[q] = i
+    kept[q] = x
+
+
+@njit()
 def _select(key: np.ndarray, s: int, n: int, top: int, out: np.ndarray, kept: np.ndarray
             ) -> int:
     """The first ``top`` places of rows ``s:s + n`` by key descending, stable, into ``out``.
 
-    Insertion into a sorted buffer of ``top`` positions (their keys in ``kept``): a row
-    enters only when it beats the current last place, and it goes after the rows with an
-    equal key (stability). Returns the number of places written, ``min(n, top)``.
+    Insertion into a sorted buffer of ``top`` positions (their keys in ``kept``): the first
+    ``top`` rows fill it, then a row enters only when it beats the current last place,
+    which drops out; a row goes after the rows with an equal key (stability). Returns the
+    number of places written, ``min(n, top)``.
     """
-    m = 0
-    last = -np.inf
-    for i in range(n):
+    m = min(n, top)
+    for i in range(m):  # fill: an insertion sort of the first rows
+        _insert(out, kept, i, i, key[s + i])
+    if m == 0:
+        return 0
+    last = kept[m - 1]
+    for i in range(m, n):  # the rest: only a row that beats the last place moves anything
         x = key[s + i]
-        if m == top and not x > last:
-            continue
-        q = m if m < top else top - 1
-        while q > 0 and kept[q - 1] < x:
-            out[q] = out[q - 1]
-            kept[q] = kept[q - 1]
-            q -= 1
-        out[q] = i
-        kept[q] = x
-        if m < top:
-            m += 1
-        last = kept[m - 1]
+        if x > last:
+            _insert(out, kept, m - 1, i, x)
+            last = kept[m - 1]
     return m
 
 

@@ -121,7 +121,12 @@ class Interactions:
     r_truth : ndarray of int64
         Index of the matching truth row (sorted truth), or -1.
     t_user, t_item, t_grade : ndarray
-        Truth rows sorted by (user, item); ``t_grade`` is 1.0 when the truth has no grades.
+        Truth rows grouped by user, in input order within a user (``t_grade`` is 1.0 when
+        the truth has no grades). Nothing that reads them depends on the order within a
+        user, except :meth:`rating_pairs`, which puts each user's pairs in item order so
+        that every number is the same whatever the row order.
+    t_sorted : bool
+        Whether the truth rows are also in (user, item) order.
     t_off : ndarray of int64
         Truth rows of user code ``u`` are ``t_off[u]:t_off[u + 1]``.
     t_rel : ndarray of bool
@@ -148,6 +153,7 @@ class Interactions:
     has_grade: bool
     relevance_threshold: float | None
     notes: dict[str, int]
+    t_sorted: bool = True
 
     @functools.cached_property
     def r_user(self) -> np.ndarray:
@@ -248,9 +254,9 @@ class Interactions:
     ) -> tuple[RatingPairs, np.ndarray]:
         """Pair every truth row of ``users`` with its prediction.
 
-        Returns the pairs and a boolean mask over sorted truth rows telling which rows of
-        ``users`` have no prediction. Those rows are dropped, or given ``fill`` (per truth
-        row) if set.
+        Returns the pairs (each user's in item order, whatever the row order of the
+        input) and a boolean mask over the truth rows telling which rows of ``users`` have
+        no prediction. Those rows are dropped, or given ``fill`` (per truth row) if set.
         """
         if self.r_score is None:
             raise InvalidParameterError(
@@ -269,30 +275,34 @@ class Interactions:
         in_eval = np.zeros(self.n_users, dtype=bool)
         in_eval[users] = True
         row_in_eval = in_eval[self.t_user]
+        no_pred = row_in_eval & ~has_pred
         keep &= row_in_eval
-        offs = _offsets(self.t_user[keep], self.n_users)
+        true = self.t_grade
+        if not self.t_sorted:  # each user's pairs in item order: sums in one order
+            order = self._truth_item_order
+            pred, true, keep = pred[order], true[order], keep[order]
+        offs = _offsets(self.t_user[keep], self.n_users)  # order moves rows within users
         pairs = RatingPairs(starts=offs[users], ends=offs[users + 1],
-                            pred=pred[keep], true=self.t_grade[keep])
-        return pairs, row_in_eval & ~has_pred
+                            pred=pred[keep], true=true[keep])
+        return pairs, no_pred
+
+    @functools.cached_property
+    def _truth_item_order(self) -> np.ndarray:
+        """The truth rows in (user, item) order.
+
+        Two stable counting sorts, by item, then by user (a radix sort, least significant key
+        first).
+        """
+        rows = np.arange(len(self.t_item), dtype=self.t_item.dtype)
+        by_item, _, _ = G.group_rows(self.t_item, len(self.item_ids), rows, None, len(rows))
+        order, _, _ = G.group_rows(self.t_user[by_item], self.n_users, by_item, None,
+                                   len(rows))
+        return order
 
 
 def _float64(a: np.ndarray) -> np.ndarray:
     """A float64 view or copy: the one dtype the kernels are compiled for."""
     return np.ascontiguousarray(a, dtype=np.float64)
-
-
-def _nondecreasing(a: np.ndarray) -> bool:
-    return bool(len(a) < 2 or not np.any(a[1:] < a[:-1]))
-
-
-def _sorted_pairs(user: np.ndarray, item: np.ndarray, *, strict: bool) -> bool:
-    """Whether rows are sorted by (user, item), with no repeat when ``strict``."""
-    if len(user) < 2:
-        return True
-    du = user[1:] - user[:-1]
-    di = item[1:] - item[:-1]
-    ok = (du > 0) | ((du == 0) & ((di > 0) if strict else (di >= 0)))
-    return bool(ok.all())
 
 
 def _offsets(sorted_codes: np.ndarray, n: int) -> np.ndarray:
@@ -432,32 +442,34 @@ def prepare(
     # group the recommendations by user (O(n) counting sort), input order within a user
     code_type = r_user.dtype
     r_codes: np.ndarray | None = r_user
-    if _nondecreasing(r_user):
+    if G.nondecreasing(r_user):
         r_off = _offsets(r_user, n_users)
     else:
-        r_item, r_key, r_off = G.group_rows(r_user, n_users, r_item, r_key)
+        r_item, r_key, r_off = G.group_rows(r_user, n_users, r_item, r_key, len(item_ids))
         score = r_key if score is not None else None
         r_codes = None  # the grouped codes: built only if something reads them
     del r_user  # the input-order codes: freed once grouped (a 1M-user input holds 100M)
 
-    # sort the truth by (user, item), stable: a counting sort by item, then one by user (a
-    # radix sort, least significant key first); strictly increasing items also prove no repeats
-    t_off: np.ndarray | None = None
-    if not _sorted_pairs(t_user, t_item, strict=False):
-        by_user, by_grade, i_off = G.group_rows(t_item, len(item_ids), t_user, grade)
-        t_item, grouped, t_off = G.group_rows(by_user, n_users, G.codes_of(i_off, t_item.dtype),
-                                              by_grade)
-        grade = grouped if grouped is not None else grade
-        t_user = G.codes_of(t_off, t_user.dtype)
-
+    # group the truth by user (the same stable counting sort), input order within a user:
+    # only the rating pairs need the rows of a user in item order (Interactions.rating_pairs)
     notes: dict[str, int] = {"recs_duplicates_dropped": 0, "truth_duplicates_dropped": 0}
-    if not _sorted_pairs(t_user, t_item, strict=True):
-        keep = _resolve_duplicates(truth, t_user, t_item, user_ids, item_ids, duplicates,
-                                   grade)
-        if keep is not None:
-            notes["truth_duplicates_dropped"] = int((~keep).sum())
-            t_user, t_item, grade = t_user[keep], t_item[keep], grade[keep]
-            t_off = None
+    t_off: np.ndarray | None = None
+    t_sorted = G.strictly_sorted_pairs(t_user, t_item)  # and no repeats
+    if not t_sorted:
+        if G.nondecreasing(t_user):
+            t_off = _offsets(t_user, n_users)
+        else:
+            t_item, grouped, t_off = G.group_rows(t_user, n_users, t_item, grade,
+                                                  len(item_ids))
+            grade = grouped if grouped is not None else grade
+            t_user = G.codes_of(t_off, t_user.dtype)
+        if G.repeats_in_groups(t_off, t_item, len(item_ids)):
+            keep = _resolve_duplicates(truth, t_user, t_item, user_ids, item_ids, duplicates,
+                                       grade)
+            if keep is not None:
+                notes["truth_duplicates_dropped"] = int((~keep).sum())
+                t_user, t_item, grade = t_user[keep], t_item[keep], grade[keep]
+                t_off = None
 
     if has_grade and negative_grades == "error" and np.any(grade < 0):
         bad = np.flatnonzero(grade < 0)
@@ -488,5 +500,5 @@ def prepare(
         user_ids=user_ids, item_ids=item_ids, r_codes=r_codes, r_item=r_item, r_off=r_off,
         r_key=r_key, r_score=score, r_truth=r_truth, t_user=t_user, t_item=t_item, t_off=t_off,
         t_grade=grade, t_rel=t_rel, has_grade=has_grade,
-        relevance_threshold=relevance_threshold, notes=notes,
+        relevance_threshold=relevance_threshold, notes=notes, t_sorted=t_sorted,
     )
