@@ -119,7 +119,7 @@ class Interactions:
         Ordering key of each row, higher first (the score, or minus the rank); None when
         the rows are already in rank order.
     r_truth : ndarray of int64
-        Index of the matching truth row (sorted truth), or -1.
+        Index of the matching truth row (in the grouped truth), or -1.
     t_user, t_item, t_grade : ndarray
         Truth rows grouped by user, in input order within a user (``t_grade`` is 1.0 when
         the truth has no grades). Nothing that reads them depends on the order within a
