@@ -17,7 +17,9 @@ compiled kernels and lets the JVM compile its hot code).
   before computing anything. It counts both tables, numbers the rows, unions them in
   receval's shipped layout (user, item, score or rating, row number), shuffles them into
   receval's number of partitions by user, and hands every row to a Python worker as Arrow;
-  the workers only count the rows they get.
+  the workers only count the rows they get. Beside it, the hand-off alone: both tables' user,
+  item and score (or rating) columns handed to Python as Arrow in their read partitions, no
+  numbering, no shuffle, the workers counting the rows.
 
 Every anchor's means are checked against receval's in-process means under the matching
 definitions (``ANCHOR_REFERENCES``) to 1e-9, and receval on Spark against receval in process
@@ -257,6 +259,20 @@ def spark_floor(spark: Any, data: dict[str, str]) -> dict[str, float]:
     return {"rows": float(got), "expected_rows": float(n_rows)}
 
 
+HANDOFF = "Spark floor (read, hand-off; no shuffle)"
+
+
+def spark_handoff(spark: Any, data: dict[str, str]) -> dict[str, float]:
+    from pyspark.sql import functions as F
+
+    recs, truth = spark.read.parquet(data["recs"]), spark.read.parquet(data["truth"])
+    n_rows = recs.count() + truth.count()
+    both = recs.select("user", "item", F.col("score").alias("value")) \
+        .unionByName(truth.select("user", "item", F.col("rating").alias("value")))
+    counted = both.mapInArrow(_count_batches, "rows long").collect()
+    return {"rows": float(sum(r["rows"] for r in counted)), "expected_rows": float(n_rows)}
+
+
 def ms_recommenders(spark: Any, data: dict[str, str]) -> dict[str, float]:
     from recommenders.evaluation.spark_evaluation import SparkRankingEvaluation
 
@@ -282,7 +298,8 @@ def replay(spark: Any, data: dict[str, str]) -> dict[str, float]:
 
 
 LIBRARIES: dict[str, Callable[[Any, dict[str, str]], dict[str, float]]] = {
-    "receval on Spark": receval_spark, FLOOR: spark_floor, "ms_recommenders": ms_recommenders,
+    "receval on Spark": receval_spark, FLOOR: spark_floor, HANDOFF: spark_handoff,
+    "ms_recommenders": ms_recommenders,
     "replay": replay}
 MODULES = {"ms_recommenders": "recommenders.evaluation.spark_evaluation",
            "replay": "replay.metrics"}
@@ -332,7 +349,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help=f"among {', '.join(ANCHORS)}, or 'none'")
     parser.add_argument("--floor", action="store_true",
                         help="also measure the Spark floor: read, shuffle and hand the rows "
-                             "to Python, no evaluation")
+                             "to Python, no evaluation; and the hand-off alone, no shuffle")
     parser.add_argument("--shuffle-partitions", default="auto",
                         help="spark.sql.shuffle.partitions for the anchors: 'auto' = receval's "
                              "own bucket count for the size (about 2M rows each, at least 2 per "
@@ -412,7 +429,7 @@ def run_size(spark: Any, args: argparse.Namespace, users: int, anchors: list[str
     base = in_process(data, warm, anchors)
     ref = base.pop("references")
     records = [logged({"users": users, "library": "receval in process", **base})]
-    for name in ["receval on Spark", *([FLOOR] if args.floor else []), *anchors]:
+    for name in ["receval on Spark", *([FLOOR, HANDOFF] if args.floor else []), *anchors]:
         rec: dict[str, Any] = {"users": users, "library": name, "shuffle_partitions": None}
         why = _skip(name, users, previous.get(name), args.limit_min) if name in anchors \
             else None
@@ -428,7 +445,7 @@ def run_size(spark: Any, args: argparse.Namespace, users: int, anchors: list[str
             rec |= measured(spark, lambda f=fn: f(spark, data), args.hard_limit_min * 60)
         finally:
             spark.conf.set("spark.sql.shuffle.partitions", default_parts)
-        if rec["status"] == "ok" and name == FLOOR:
+        if rec["status"] == "ok" and name in (FLOOR, HANDOFF):
             got, want = rec["values"]["rows"], rec["values"]["expected_rows"]
             rec["agreement"] = {"rows": got, "expected": want, "agree": got == want}
         elif rec["status"] == "ok":
