@@ -21,7 +21,8 @@ from receval.data._buckets import (
     read_bucket,
     split_into_buckets,
 )
-from receval.data._build import DUPLICATE_POLICIES, TIE_POLICIES
+from receval.data._build import TIE_POLICIES
+from receval.data._checks import DUPLICATE_POLICIES
 from receval.data._encode import ID_CASTS
 from receval.data._spark import is_spark_frame
 from receval.exceptions import EmptyInputError, InvalidParameterError

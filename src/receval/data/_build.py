@@ -16,15 +16,12 @@ import pandas as pd
 
 from receval._kernels import grouping as G
 from receval._kernels import ordering as O
+from receval.data._checks import check_grades, check_rank_agrees, resolve_duplicates
 from receval.data._encode import encode_ids
 from receval.data._table import InputTable
 from receval.exceptions import (
-    DuplicateRowError,
     EmptyInputError,
-    InvalidGradeError,
     InvalidParameterError,
-    RankScoreMismatchError,
-    format_examples,
 )
 
 __all__ = ["Interactions", "RankedLists", "RatingPairs", "TiePolicy", "prepare"]
@@ -324,63 +321,41 @@ def _tie_blocks(s_user: np.ndarray, s_key: np.ndarray) -> tuple[np.ndarray, np.n
     return starts[block_id].astype(np.int64), ends[block_id].astype(np.int64)
 
 
-DUPLICATE_POLICIES = ("error", "first", "best")
+def _group_recs(r_user: np.ndarray, n_users: int, r_item: np.ndarray, r_key: np.ndarray | None,
+                n_items: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray,
+                                       np.ndarray | None]:
+    """The recommendations grouped by user (O(n) counting sort), input order within a user.
 
-
-def _first_of_each_pair(user: np.ndarray, item: np.ndarray, n_items: int,
-                        priority: np.ndarray | None) -> np.ndarray:
-    """Keep-mask of the first row of each (user, item) pair.
-
-    First by ``priority`` (higher first) and then input order, or by input order alone.
+    Returns the items, keys, offsets and the user codes (None when the rows had to be
+    grouped: the grouped codes are built only if something reads them).
     """
-    key = user.astype(np.int64) * max(n_items, 1) + item
-    order = np.arange(len(key)) if priority is None else np.argsort(-priority, kind="stable")
-    order = order[np.argsort(key[order], kind="stable")]
-    keep = np.ones(len(key), dtype=bool)
-    keep[order[1:]] = key[order[1:]] != key[order[:-1]]
-    return keep
+    if G.nondecreasing(r_user):
+        return r_item, r_key, _offsets(r_user, n_users), r_user
+    r_item, r_key, r_off = G.group_rows(r_user, n_users, r_item, r_key, n_items)
+    return r_item, r_key, r_off, None
 
 
-def _resolve_duplicates(table: InputTable, user: np.ndarray, item: np.ndarray,
-                        users: pd.Index, items: pd.Index, policy: str,
-                        priority: np.ndarray | None) -> np.ndarray | None:
-    """Apply the ``duplicates`` policy; return a keep-mask, or None when nothing repeats."""
-    keep = _first_of_each_pair(user, item, len(items),
-                               priority if policy == "best" else None)
-    if keep.all():
-        return None
-    dup = np.flatnonzero(~keep)
-    if policy == "error":
-        pairs = [(users[user[i]], items[item[i]]) for i in dup[:5]]
-        n_users = len(np.unique(user[dup]))
-        raise DuplicateRowError(
-            f"{table.name}: {len(dup)} repeated (user, item) pairs over {n_users} users, e.g. "
-            f"{format_examples(pairs, len(dup))}; a repeated item would be counted twice. "
-            f"Remove the repeats (columns {table.columns['user']!r}, "
-            f"{table.columns['item']!r}) or pass duplicates='first' (keep the first row) or "
-            f"'best' (keep the best-scored recommendation / the highest grade)",
-            column=table.columns["item"], n_bad=len(dup), examples=pairs)
-    return keep
+def _group_truth(truth: InputTable, t_user: np.ndarray, t_item: np.ndarray,
+                 grade: np.ndarray, users: pd.Index, items: pd.Index, duplicates: str
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, int]:
+    """The truth grouped by user (the same counting sort), input order within a user.
 
-
-def _check_rank_agrees(
-    recs: InputTable, score: np.ndarray, rank: np.ndarray, r_user: np.ndarray, users: pd.Index
-) -> None:
-    """A rank column next to a score column must order each user's items the same way."""
-    order = np.lexsort((rank, r_user))
-    u, sc, rk = r_user[order], score[order], rank[order]
-    same = u[1:] == u[:-1]
-    bad = same & ((sc[1:] > sc[:-1]) | ((rk[1:] == rk[:-1]) & (sc[1:] != sc[:-1])))
-    if np.any(bad):
-        where = np.flatnonzero(bad)
-        ex = [users[c] for c in np.unique(u[where])[:5]]
-        raise RankScoreMismatchError(
-            f"recs: the rank column {recs.columns['rank']!r} and the score column "
-            f"{recs.columns['score']!r} disagree for {len(np.unique(u[where]))} users (a "
-            f"better rank has a lower score), e.g. users [{format_examples(ex)}]; pass only "
-            f"one of them, or "
-            f"name the one to use with columns=Columns(score=...) / Columns(rank=...)",
-            column=recs.columns["rank"], n_bad=len(np.unique(u[where])), examples=ex)
+    Only the rating pairs need a user's rows in item order (``Interactions.rating_pairs``).
+    Repeated pairs go through the ``duplicates`` policy. Returns the user codes, items,
+    grades, offsets (None after dropping repeats) and the number of rows dropped.
+    """
+    n_users = len(users)
+    if G.nondecreasing(t_user):
+        t_off = _offsets(t_user, n_users)
+    else:
+        t_item, grouped, t_off = G.group_rows(t_user, n_users, t_item, grade, len(items))
+        grade = grouped if grouped is not None else grade
+        t_user = G.codes_of(t_off, t_user.dtype)
+    if G.repeats_in_groups(t_off, t_item, len(items)):
+        keep = resolve_duplicates(truth, t_user, t_item, users, items, duplicates, grade)
+        if keep is not None:
+            return t_user[keep], t_item[keep], grade[keep], None, int((~keep).sum())
+    return t_user, t_item, grade, t_off, 0
 
 
 def prepare(
@@ -435,52 +410,24 @@ def prepare(
     grade = _float64(truth.rating) if truth.rating is not None else np.ones(len(truth))
     n_users = len(user_ids)
     if score is not None and rank is not None:
-        _check_rank_agrees(recs, score, rank, r_user, user_ids)
+        check_rank_agrees(recs, score, rank, r_user, user_ids)
     score = _float64(score) if score is not None else None
     r_key = score if score is not None else (-_float64(rank) if rank is not None else None)
 
-    # group the recommendations by user (O(n) counting sort), input order within a user
     code_type = r_user.dtype
-    r_codes: np.ndarray | None = r_user
-    if G.nondecreasing(r_user):
-        r_off = _offsets(r_user, n_users)
-    else:
-        r_item, r_key, r_off = G.group_rows(r_user, n_users, r_item, r_key, len(item_ids))
-        score = r_key if score is not None else None
-        r_codes = None  # the grouped codes: built only if something reads them
+    r_item, r_key, r_off, r_codes = _group_recs(r_user, n_users, r_item, r_key,
+                                                len(item_ids))
     del r_user  # the input-order codes: freed once grouped (a 1M-user input holds 100M)
+    score = r_key if score is not None else None
 
-    # group the truth by user (the same stable counting sort), input order within a user:
-    # only the rating pairs need the rows of a user in item order (Interactions.rating_pairs)
     notes: dict[str, int] = {"recs_duplicates_dropped": 0, "truth_duplicates_dropped": 0}
-    t_off: np.ndarray | None = None
     t_sorted = G.strictly_sorted_pairs(t_user, t_item)  # and no repeats
+    t_off: np.ndarray | None = None
     if not t_sorted:
-        if G.nondecreasing(t_user):
-            t_off = _offsets(t_user, n_users)
-        else:
-            t_item, grouped, t_off = G.group_rows(t_user, n_users, t_item, grade,
-                                                  len(item_ids))
-            grade = grouped if grouped is not None else grade
-            t_user = G.codes_of(t_off, t_user.dtype)
-        if G.repeats_in_groups(t_off, t_item, len(item_ids)):
-            keep = _resolve_duplicates(truth, t_user, t_item, user_ids, item_ids, duplicates,
-                                       grade)
-            if keep is not None:
-                notes["truth_duplicates_dropped"] = int((~keep).sum())
-                t_user, t_item, grade = t_user[keep], t_item[keep], grade[keep]
-                t_off = None
-
-    if has_grade and negative_grades == "error" and np.any(grade < 0):
-        bad = np.flatnonzero(grade < 0)
-        ex = [(user_ids[t_user[i]], item_ids[t_item[i]], float(grade[i])) for i in bad[:5]]
-        raise InvalidGradeError(
-            f"truth: the rating column {truth.columns['rating']!r} has {len(bad)} negative "
-            f"grades, e.g. (user, item, grade) {format_examples(ex, len(bad))}; relevance "
-            f"grades must be >= 0, or pass "
-            f"negative_grades='allow' (they are then never relevant, and rating metrics use "
-            f"them as they are)",
-            column=truth.columns["rating"], n_bad=len(bad), examples=ex)
+        t_user, t_item, grade, t_off, notes["truth_duplicates_dropped"] = _group_truth(
+            truth, t_user, t_item, grade, user_ids, item_ids, duplicates)
+    if has_grade and negative_grades == "error":
+        check_grades(truth, grade, t_user, t_item, user_ids, item_ids)
     t_rel = grade >= relevance_threshold if relevance_threshold is not None else grade > 0
 
     t_off = _offsets(t_user, n_users) if t_off is None else t_off
@@ -488,8 +435,8 @@ def prepare(
     if G.match_in_groups(r_off, r_item, t_off, t_item, r_truth, len(item_ids)):
         if r_codes is None:
             r_codes = G.codes_of(r_off, code_type)
-        keep = _resolve_duplicates(recs, r_codes, r_item, user_ids, item_ids, duplicates,
-                                   r_key)
+        keep = resolve_duplicates(recs, r_codes, r_item, user_ids, item_ids, duplicates,
+                                  r_key)
         if keep is not None:
             notes["recs_duplicates_dropped"] = int((~keep).sum())
             r_codes, r_item, r_truth = r_codes[keep], r_item[keep], r_truth[keep]
