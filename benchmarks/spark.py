@@ -242,35 +242,41 @@ def _count_batches(batches: Any) -> Any:
     yield pa.RecordBatch.from_pydict({"rows": [rows]})
 
 
-def spark_floor(spark: Any, data: dict[str, str]) -> dict[str, float]:
-    from pyspark.sql import functions as F
+def _both_tables(spark: Any, data: dict[str, str], numbered: bool) -> tuple[Any, int]:
+    """Both tables as (user, item, value[, seq]) rows in one frame, and their row count.
 
-    from receval.spark._engine import n_buckets_for
+    ``numbered``: with receval's row numbers (recs from 0 up, truth complemented).
+    """
+    from pyspark.sql import functions as F
 
     recs, truth = spark.read.parquet(data["recs"]), spark.read.parquet(data["truth"])
     n_rows = recs.count() + truth.count()  # receval counts both tables too (one job)
-    n = n_buckets_for(n_rows, spark.sparkContext.defaultParallelism)
     seq = F.monotonically_increasing_id()
-    both = recs.select("user", "item", F.col("score").alias("value"), seq.alias("seq")) \
-        .unionByName(truth.select("user", "item", F.col("rating").alias("value"),
-                                  (-seq - 1).alias("seq")))
-    counted = both.repartition(n, "user").mapInArrow(_count_batches, "rows long").collect()
-    got = sum(r["rows"] for r in counted)
-    return {"rows": float(got), "expected_rows": float(n_rows)}
+    extra = [[seq.alias("seq")], [(-seq - 1).alias("seq")]] if numbered else [[], []]
+    both = recs.select("user", "item", F.col("score").alias("value"), *extra[0]) \
+        .unionByName(truth.select("user", "item", F.col("rating").alias("value"), *extra[1]))
+    return both, n_rows
+
+
+def _handed_over(frame: Any, n_rows: int) -> dict[str, float]:
+    counted = frame.mapInArrow(_count_batches, "rows long").collect()
+    return {"rows": float(sum(r["rows"] for r in counted)), "expected_rows": float(n_rows)}
+
+
+def spark_floor(spark: Any, data: dict[str, str]) -> dict[str, float]:
+    from receval.spark._engine import n_buckets_for
+
+    both, n_rows = _both_tables(spark, data, numbered=True)
+    n = n_buckets_for(n_rows, spark.sparkContext.defaultParallelism)
+    return _handed_over(both.repartition(n, "user"), n_rows)
 
 
 HANDOFF = "Spark floor (read, hand-off; no shuffle)"
 
 
 def spark_handoff(spark: Any, data: dict[str, str]) -> dict[str, float]:
-    from pyspark.sql import functions as F
-
-    recs, truth = spark.read.parquet(data["recs"]), spark.read.parquet(data["truth"])
-    n_rows = recs.count() + truth.count()
-    both = recs.select("user", "item", F.col("score").alias("value")) \
-        .unionByName(truth.select("user", "item", F.col("rating").alias("value")))
-    counted = both.mapInArrow(_count_batches, "rows long").collect()
-    return {"rows": float(sum(r["rows"] for r in counted)), "expected_rows": float(n_rows)}
+    both, n_rows = _both_tables(spark, data, numbered=False)
+    return _handed_over(both, n_rows)
 
 
 def ms_recommenders(spark: Any, data: dict[str, str]) -> dict[str, float]:
