@@ -23,7 +23,7 @@ from receval._kernels.grouping import (
     match_in_groups,
     repeats_in_groups,
 )
-from receval._kernels.ordering import rank_groups, sort_groups_desc
+from receval._kernels.ordering import _top_bound, rank_groups, sort_groups_desc
 from receval._kernels.sorting import order_desc
 
 EMPTY = np.empty(0)
@@ -106,6 +106,51 @@ def test_rank_groups_keeps_each_lists_first_places(parallel: bool, sizes: list[i
         rel = (m >= 0) & t_rel[np.maximum(m, 0)]
         assert got.rel[place].tolist() == rel.astype(np.uint8).tolist()
         assert got.grade[place].tolist() == np.where(rel, t_grade[np.maximum(m, 0)], 0).tolist()
+
+
+def test_top_bound_by_hand() -> None:
+    # top = 6: ceil(6 / 3) = 2 lanes; row i goes to lane i % 2
+    key = np.array([9.0, 1, 8, 2, 7, 3, 6, 4, 5, 0])
+    lanes = np.empty((3, 2))
+    bound = _top_bound(key, 0, len(key), 6, lanes[0], lanes[1], lanes[2])
+    # lane 0 holds 9, 8, 7, 6, 5 (third largest 7); lane 1 holds 1, 2, 3, 4, 0 (third 2)
+    assert lanes[:, 0].tolist() == [9, 8, 7]
+    assert lanes[:, 1].tolist() == [4, 3, 2]
+    assert bound == min(7, 2) == 2  # 3 keys >= 7 in lane 0 and 3 keys >= 2 in lane 1
+    assert np.sort(key)[::-1][6 - 1] == 4 >= bound  # the true 6th largest is not below it
+    # a lane with fewer than three rows gives no bound
+    assert _top_bound(key, 0, 5, 6, lanes[0], lanes[1], lanes[2]) == -np.inf
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.floats(-1e6, 1e6) | st.integers(-3, 3).map(float), min_size=1,
+                     max_size=400),
+       top=st.integers(1, 40))
+def test_top_bound_is_below_the_top_th_key(keys: list[float], top: int) -> None:
+    key = np.asarray(keys)
+    lanes = np.empty((3, (top + 2) // 3))
+    bound = _top_bound(key, 0, len(key), top, lanes[0], lanes[1], lanes[2])
+    assert (key >= bound).sum() >= min(top, len(key))
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(0, 400), min_size=1, max_size=12),
+       top=st.integers(1, 40), levels=st.sampled_from([0, 3, 50]), seed=st.integers(0, 2**31))
+def test_rank_groups_selects_like_a_stable_sort(parallel: bool, sizes: list[int], top: int,
+                                                levels: int, seed: int) -> None:
+    # long lists (selection), continuous keys or a few levels (ties), any top
+    rng = np.random.default_rng(seed)
+    off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    n = int(off[-1])
+    key = rng.normal(size=n) if levels == 0 else rng.integers(0, levels, n).astype(np.float64)
+    item = np.arange(n, dtype=np.int32)
+    with _pool(parallel):
+        got = rank_groups(off, key, EMPTY, item, np.full(n, -1, np.int32), np.array([True]),
+                          np.array([1.0]), top)
+    for g, rows in enumerate(_naive_lists(off, key, EMPTY, top)):
+        assert got.item[got.off[g]:got.off[g + 1]].tolist() == rows
 
 
 def test_rank_groups_by_hand() -> None:
