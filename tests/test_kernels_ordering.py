@@ -67,6 +67,12 @@ def test_order_desc_is_a_stable_lexicographic_sort(keys: list[int], tie: bool, s
     assert _order(key, tb).tolist() == expected.tolist()
 
 
+def _offsets(sizes: list[int]) -> np.ndarray:
+    off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    return off
+
+
 def _naive_lists(off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray, top: int
                  ) -> list[list[int]]:
     lists = []
@@ -85,8 +91,7 @@ def _naive_lists(off: np.ndarray, key: np.ndarray, tiebreak: np.ndarray, top: in
 def test_rank_groups_keeps_each_lists_first_places(parallel: bool, sizes: list[int], top: int,
                                                    tie: bool, seed: int) -> None:
     rng = np.random.default_rng(seed)
-    off = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=off[1:])
+    off = _offsets(sizes)
     n = int(off[-1])
     key = rng.integers(0, 6, n).astype(np.float64)  # many ties
     tiebreak = rng.integers(0, 3, n).astype(np.float64) if tie else EMPTY
@@ -141,8 +146,7 @@ def test_rank_groups_selects_like_a_stable_sort(parallel: bool, sizes: list[int]
                                                 levels: int, seed: int) -> None:
     # long lists (selection), continuous keys or a few levels (ties), any top
     rng = np.random.default_rng(seed)
-    off = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=off[1:])
+    off = _offsets(sizes)
     n = int(off[-1])
     key = rng.normal(size=n) if levels == 0 else rng.integers(0, levels, n).astype(np.float64)
     item = np.arange(n, dtype=np.int32)
