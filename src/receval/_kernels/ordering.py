@@ -134,8 +134,9 @@ def _rank_range(g0: int, g1: int, off: np.ndarray, out_off: np.ndarray, key: np.
     kept = np.empty(width)
     kbuf = np.empty(width)
     tbuf = np.empty(width if len(tiebreak) > 0 else 0)
-    cand = np.empty(width if top > 0 else 0, dtype=np.int64)
-    lanes = np.empty((3, (top + 2) // 3))
+    selects = top > 0 and top * SELECT_RATIO < width  # some group of the range is selected
+    cand = np.empty(width if selects else 0, dtype=np.int64)
+    lanes = np.empty((3, (top + 2) // 3 if selects else 0))
     has_key = len(key) > 0
     for g in range(g0, g1):
         s = off[g]
