@@ -2,7 +2,7 @@
 
 ``run.py`` measures each (rows, library) in a process of its own, one after the other, so on a
 shared machine the two row orders can land in different stretches of its load: the same code
-gave 1.16-1.49 for shuffled ÷ ordered at 100k users in four runs of one morning. Here both
+gave 1.17-1.49 for shuffled ÷ ordered at 100k users in eight runs of one morning. Here both
 pairs of frames are loaded in one process and the calls alternate (ordered, shuffled, ordered,
 ...), so each shuffled call has an ordered call as its neighbour; the figure reported is the
 median of the per-pair ratios, beside the medians of each order. It answers one question

@@ -321,18 +321,18 @@ def _tie_blocks(s_user: np.ndarray, s_key: np.ndarray) -> tuple[np.ndarray, np.n
     return starts[block_id].astype(np.int64), ends[block_id].astype(np.int64)
 
 
-def _group_recs(r_user: np.ndarray, n_users: int, r_item: np.ndarray, r_key: np.ndarray | None,
-                n_items: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray,
-                                       np.ndarray | None]:
-    """The recommendations grouped by user (O(n) counting sort), input order within a user.
+def _by_user(code: np.ndarray, n_users: int, item: np.ndarray, value: np.ndarray | None,
+             n_items: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, bool]:
+    """Rows grouped by user code, input order within a user: items, values, offsets.
 
-    Returns the items, keys, offsets and the user codes (None when the rows had to be
-    grouped: the grouped codes are built only if something reads them).
+    Rows already in code order are only delimited (binary search); others go through the
+    O(n) counting sort. The flag says whether they were moved (their codes then are
+    ``G.codes_of(off)``, built only by what reads them).
     """
-    if G.nondecreasing(r_user):
-        return r_item, r_key, _offsets(r_user, n_users), r_user
-    r_item, r_key, r_off = G.group_rows(r_user, n_users, r_item, r_key, n_items)
-    return r_item, r_key, r_off, None
+    if G.nondecreasing(code):
+        return item, value, _offsets(code, n_users), False
+    item, value, off = G.group_rows(code, n_users, item, value, n_items)
+    return item, value, off, True
 
 
 def _group_truth(truth: InputTable, t_user: np.ndarray, t_item: np.ndarray,
@@ -344,12 +344,9 @@ def _group_truth(truth: InputTable, t_user: np.ndarray, t_item: np.ndarray,
     Repeated pairs go through the ``duplicates`` policy. Returns the user codes, items,
     grades, offsets (None after dropping repeats) and the number of rows dropped.
     """
-    n_users = len(users)
-    if G.nondecreasing(t_user):
-        t_off = _offsets(t_user, n_users)
-    else:
-        t_item, grouped, t_off = G.group_rows(t_user, n_users, t_item, grade, len(items))
-        grade = grouped if grouped is not None else grade
+    t_item, grouped, t_off, moved = _by_user(t_user, len(users), t_item, grade, len(items))
+    grade = grouped if grouped is not None else grade
+    if moved:
         t_user = G.codes_of(t_off, t_user.dtype)
     if G.repeats_in_groups(t_off, t_item, len(items)):
         keep = resolve_duplicates(truth, t_user, t_item, users, items, duplicates, grade)
@@ -415,8 +412,8 @@ def prepare(
     r_key = score if score is not None else (-_float64(rank) if rank is not None else None)
 
     code_type = r_user.dtype
-    r_item, r_key, r_off, r_codes = _group_recs(r_user, n_users, r_item, r_key,
-                                                len(item_ids))
+    r_item, r_key, r_off, moved = _by_user(r_user, n_users, r_item, r_key, len(item_ids))
+    r_codes = None if moved else r_user  # grouped codes: built only if something reads them
     del r_user  # the input-order codes: freed once grouped (a 1M-user input holds 100M)
     score = r_key if score is not None else None
 
