@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import examples
 
 import receval as rv
+from tests.strategies import examples
 
 TOL = 1e-12
 

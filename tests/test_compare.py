@@ -9,10 +9,10 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from tests.compare_helpers import result
 
 import receval as rv
 from receval.exceptions import EmptyInputError, InvalidParameterError, UnknownMetricError
+from tests.compare_helpers import result
 
 
 def tables(n_users=60, seed=0):

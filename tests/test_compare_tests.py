@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
-from tests.compare_helpers import result
 
 import receval as rv
 from receval.stats._corrections import adjust
+from tests.compare_helpers import result
 
 
 def pair(a, b, **kw):

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import examples
 
 import receval as rv
 from receval.exceptions import InvalidParameterError
+from tests.strategies import examples
 
 DATA = pd.DataFrame(
     [(1, "a", 5), (1, "b", 3), (1, "c", 4), (2, "a", 4), (2, "c", 2), (2, "b", 5), (2, "d", 3),

@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conformance._data import cases
-from tests.strategies import examples
 
 import receval as rv
 from receval._engine._sums import ExactSum, MetricSums, exact_mean, exact_ratio
+from tests.conformance._data import cases
+from tests.strategies import examples
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 arrays = st.lists(finite, min_size=0, max_size=60)

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.frames import recs_frame, truth_frame
 
 import receval as rv
 from receval.exceptions import InvalidParameterError, MissingUsersError
 from receval.stats import activity_groups, by_item_group, popularity_groups
+from tests.frames import recs_frame, truth_frame
 
 RECS = recs_frame({"u1": ["i1", "x", "i2"], "u2": ["i3", "y"], "u3": ["z", "i4"]})
 TRUTH = truth_frame({"u1": {"i1": 1, "i2": 1}, "u2": {"i3": 1}, "u3": {"i4": 1, "i5": 1}})

@@ -15,10 +15,10 @@ from math import log2
 import numpy as np
 import pandas as pd
 import pytest
-from tests.frames import recs_frame, truth_frame
 
 import receval as rv
 from receval.exceptions import MissingUsersError, TiesAtCutoffWarning, UndefinedMetricWarning
+from tests.frames import recs_frame, truth_frame
 
 TOL = 1e-12
 

@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import examples
 
 import receval as rv
 from receval.exceptions import ColumnNotFoundError, InvalidParameterError, NonFiniteValueError
 from receval.models._data import check_predictions, check_recommendations
+from tests.strategies import examples
 
 # users 1-3, items a-e; user 1 rated a, b; user 2 rated a, c, d; user 3 rated a, e
 TRAIN = pd.DataFrame({

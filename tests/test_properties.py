@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests import oracle as O
-from tests import strategies as S
 
 import receval as rv
 from receval.exceptions import TiesAtCutoffWarning, UndefinedMetricWarning
 from receval.metrics import parse
+from tests import oracle as O
+from tests import strategies as S
 
 SETTINGS = settings(max_examples=S.examples(20), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests import strategies as S
-from tests.report_helpers import demo_runs
 
 import receval as rv
 from receval.report import _data as D
+from tests import strategies as S
+from tests.report_helpers import demo_runs
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.report_helpers import demo_runs
 
 import receval as rv
+from tests.report_helpers import demo_runs
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("matplotlib")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.report_helpers import ROOT, load_script
 
 import receval as rv
+from tests.report_helpers import ROOT, load_script
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")

@@ -8,9 +8,9 @@ import warnings
 from pathlib import Path
 
 import pytest
-from tests.report_helpers import load_script
 
 import receval as rv
+from tests.report_helpers import load_script
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")

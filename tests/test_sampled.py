@@ -19,7 +19,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import examples
 
 import receval as rv
 from receval.exceptions import (
@@ -28,6 +27,7 @@ from receval.exceptions import (
     IdTypeMismatchError,
     InvalidParameterError,
 )
+from tests.strategies import examples
 
 TOL = 1e-12
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
-from tests.frames import recs_frame, truth_frame
 
 import receval as rv
 from receval.exceptions import TiesAtCutoffWarning
+from tests.frames import recs_frame, truth_frame
 
 TOL = 1e-12
 

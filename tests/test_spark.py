@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from tests.conformance._data import cases
-from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
 
 import receval as rv
 from receval import exceptions as E
 from receval.data._adapters import to_frame
+from tests.conformance._data import cases
+from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
 
 pytestmark = pytest.mark.slow
 

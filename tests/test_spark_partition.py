@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
-from tests.test_spark import assert_identical, both
 
 from receval.spark._partition import murmur3_long, partition_values
 from receval.spark._shipped import shipped_columns
+from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
+from tests.test_spark import assert_identical, both
 
 LONGS = [0, 1, -1, 7, 42, 2**31 - 1, 2**31, -(2**31), 2**63 - 1, -(2**63), 123456789012345]
 

@@ -17,11 +17,11 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from tests.conformance._data import cases
-from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
 
 import receval as rv
 from receval import exceptions as E
+from tests.conformance._data import cases
+from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
 
 pytestmark = pytest.mark.slow
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
-from tests.test_seeds import *  # noqa: F403 - the seeds' tests, collected again here
-from tests.test_spark import assert_identical
 
 import receval
 from receval.data._adapters import to_frame
 from receval.data._spark import is_spark_frame
+from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
+from tests.test_seeds import *  # noqa: F403 - the seeds' tests, collected again here
+from tests.test_spark import assert_identical
 
 pytestmark = pytest.mark.slow
 

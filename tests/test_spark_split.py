@@ -17,12 +17,12 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
 
 import receval as rv
 from receval import exceptions as E
 from receval._kernels.hashing import hash_positions, seed_key
 from receval.data._idhash import id_hashes
+from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
 
 pytestmark = pytest.mark.slow
 

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.strategies import examples
 
 import receval as rv
+from tests.strategies import examples
 
 pytestmark = pytest.mark.slow  # hypothesis: several seconds per test
 

@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from scipy import stats
-from tests.conformance._data import RatingCase, assert_close, close, rating_cases
 
 import receval as rv
 from receval.exceptions import UndefinedMetricWarning
+from tests.conformance._data import RatingCase, assert_close, close, rating_cases
 
 pytestmark = pytest.mark.conformance
 

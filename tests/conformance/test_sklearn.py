@@ -29,6 +29,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as sklearn_metrics
+
+import receval as rv
 from tests.conformance._data import (
     Case,
     RatingCase,
@@ -38,8 +40,6 @@ from tests.conformance._data import (
     rating_cases,
     undefined_warnings_ignored,
 )
-
-import receval as rv
 
 pytestmark = pytest.mark.conformance
 

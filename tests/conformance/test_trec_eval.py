@@ -36,10 +36,10 @@ import pytest
 import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conformance._data import Case, assert_close, cases, close
 
 import receval as rv
 from receval.exceptions import TiesAtCutoffWarning
+from tests.conformance._data import Case, assert_close, cases, close
 
 pytestmark = pytest.mark.conformance
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from tests.conformance._data import assert_same_record, fixture_maker, load_fixture
 from tests.conformance.conventions._beyond_defs import cases_module
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tests.conformance._data import load_fixture
 from tests.conformance.conventions._beyond_defs import (
     cases_module,

@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 import pytest
+
 from tests.conformance._data import load_fixture
 from tests.conformance.conventions._beyond_defs import cases_module, recbole_defs
 from tests.conformance.conventions.test_conv_beyond_fixtures import ELLIOT, EVIDENTLY, MSR

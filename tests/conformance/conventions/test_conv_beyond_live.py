@@ -23,6 +23,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tests.conformance._data import load_fixture
 from tests.conformance.conventions import test_conv_beyond_presets as presets
 from tests.conformance.conventions._beyond_live import again, rerun_stored, run_new

@@ -12,6 +12,7 @@ import warnings
 import pandas as pd
 import pytest
 from recommenders.evaluation import python_evaluation as pe
+
 from tests.conformance.conventions._beyond_defs import cases_module, msr_defs
 
 pytestmark = pytest.mark.conformance

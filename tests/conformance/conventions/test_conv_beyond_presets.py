@@ -15,13 +15,13 @@ import math
 from typing import Any
 
 import pytest
+
+import receval as rv
+from receval.exceptions import DataError
 from tests.conformance._data import load_fixture
 from tests.conformance.conventions._beyond_defs import cases_module
 from tests.conformance.conventions._beyond_receval import compare, evaluate
 from tests.conformance.conventions.test_conv_beyond_fixtures import ELLIOT, EVIDENTLY, MSR
-
-import receval as rv
-from receval.exceptions import DataError
 
 pytestmark = pytest.mark.conformance
 

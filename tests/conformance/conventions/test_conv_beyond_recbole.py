@@ -30,6 +30,7 @@ import pytest
 import torch
 from recbole.evaluator import metrics as rm
 from recbole.evaluator.collector import DataStruct
+
 from tests.conformance._data import assert_close
 from tests.conformance.conventions._beyond_defs import cases_module, recbole_defs
 from tests.conformance.conventions._beyond_receval import compare, evaluate

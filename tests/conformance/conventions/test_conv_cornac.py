@@ -45,6 +45,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import receval as rv
+from receval.exceptions import TiesAtCutoffWarning
 from tests.conformance._data import (
     Case,
     RatingCase,
@@ -54,9 +57,6 @@ from tests.conformance._data import (
     rating_cases,
     undefined_warnings_ignored,
 )
-
-import receval as rv
-from receval.exceptions import TiesAtCutoffWarning
 
 pytestmark = pytest.mark.conformance
 

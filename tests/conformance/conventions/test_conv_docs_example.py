@@ -22,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from tests.conformance._data import fixture_maker
 
 import receval as rv
+from tests.conformance._data import fixture_maker
 
 pytestmark = pytest.mark.conformance
 

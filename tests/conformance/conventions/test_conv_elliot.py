@@ -48,10 +48,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conformance._data import Case, assert_close, cases, close, undefined_warnings_ignored
 
 import receval as rv
 from receval.exceptions import TiesAtCutoffWarning, UnknownMetricError
+from tests.conformance._data import Case, assert_close, cases, close, undefined_warnings_ignored
 
 pytestmark = pytest.mark.conformance
 

@@ -62,6 +62,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
+
+import receval as rv
+from receval.exceptions import EmptyInputError, TiesAtCutoffWarning
 from tests.conformance._data import (
     assert_close,
     close,
@@ -71,9 +74,6 @@ from tests.conformance._data import (
     undefined_warnings_ignored,
 )
 from tests.conformance.conventions.test_conv_elliot import PROBE_MEANS
-
-import receval as rv
-from receval.exceptions import EmptyInputError, TiesAtCutoffWarning
 
 pytestmark = pytest.mark.conformance
 

@@ -46,6 +46,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
+
+import receval as rv
+from receval.exceptions import TiesAtCutoffWarning, UnknownMetricError
 from tests.conformance._data import (
     assert_close,
     close,
@@ -54,9 +57,6 @@ from tests.conformance._data import (
     load_fixture,
     undefined_warnings_ignored,
 )
-
-import receval as rv
-from receval.exceptions import TiesAtCutoffWarning, UnknownMetricError
 
 pytestmark = pytest.mark.conformance
 

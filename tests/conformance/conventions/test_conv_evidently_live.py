@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tests.conformance._data import (
     assert_same_record,
     fixture_maker,

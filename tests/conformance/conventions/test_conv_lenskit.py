@@ -45,6 +45,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
+
+import receval as rv
+from receval.exceptions import TiesAtCutoffWarning
 from tests.conformance._data import (
     assert_close,
     close,
@@ -53,9 +56,6 @@ from tests.conformance._data import (
     load_fixture,
     undefined_warnings_ignored,
 )
-
-import receval as rv
-from receval.exceptions import TiesAtCutoffWarning
 
 pytestmark = pytest.mark.conformance
 

@@ -53,6 +53,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from recommenders.evaluation import python_evaluation as pe
+
+import receval as rv
+from receval.exceptions import TiesAtCutoffWarning
 from tests.conformance._data import (
     Case,
     RatingCase,
@@ -62,9 +65,6 @@ from tests.conformance._data import (
     rating_cases,
     undefined_warnings_ignored,
 )
-
-import receval as rv
-from receval.exceptions import TiesAtCutoffWarning
 
 pytestmark = pytest.mark.conformance
 

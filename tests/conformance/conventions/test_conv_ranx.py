@@ -30,9 +30,9 @@ import pytest
 import ranx  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conformance._data import Case, assert_close, cases, close
 
 import receval as rv
+from tests.conformance._data import Case, assert_close, cases, close
 
 pytestmark = [
     pytest.mark.conformance,

@@ -47,6 +47,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from recbole.evaluator import metrics as rm
 from recbole.evaluator.collector import DataStruct
+
+import receval as rv
+from receval.exceptions import TiesAtCutoffWarning
 from tests.conformance._data import (
     Case,
     RatingCase,
@@ -55,9 +58,6 @@ from tests.conformance._data import (
     close,
     rating_cases,
 )
-
-import receval as rv
-from receval.exceptions import TiesAtCutoffWarning
 
 pytestmark = pytest.mark.conformance
 

@@ -43,9 +43,9 @@ from hypothesis import strategies as st
 from replay.metrics import MAP, MRR, NDCG, HitRate, Precision, Recall
 from replay.metrics.base_metric import Metric
 from replay.metrics.descriptors import PerUser
-from tests.conformance._data import Case, assert_close, cases, close
 
 import receval as rv
+from tests.conformance._data import Case, assert_close, cases, close
 
 pytestmark = pytest.mark.conformance
 

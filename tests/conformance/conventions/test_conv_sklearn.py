@@ -35,6 +35,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as sk  # type: ignore[import-untyped]
+
+import receval as rv
+from receval.exceptions import InvalidParameterError
 from tests.conformance._data import (
     Case,
     RatingCase,
@@ -43,9 +46,6 @@ from tests.conformance._data import (
     close,
     rating_cases,
 )
-
-import receval as rv
-from receval.exceptions import InvalidParameterError
 
 pytestmark = pytest.mark.conformance
 

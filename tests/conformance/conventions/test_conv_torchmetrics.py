@@ -54,13 +54,13 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conformance._data import Case, cases, undefined_warnings_ignored
 from torchmetrics import retrieval as tmr
 from torchmetrics.functional import retrieval as tmf
 from torchmetrics.retrieval.base import RetrievalMetric
 
 import receval as rv
 from receval.exceptions import TiesAtCutoffWarning
+from tests.conformance._data import Case, cases, undefined_warnings_ignored
 
 pytestmark = pytest.mark.conformance
 
