@@ -21,7 +21,7 @@ from receval._columns import Columns
 from receval._cv_result import CrossValidation
 from receval._evaluate import evaluate
 from receval._result import EvaluationResult
-from receval.exceptions import InvalidParameterError
+from receval.exceptions import InvalidParameterError, warn
 from receval.metrics import BeyondMetric, Metric, parse
 from receval.models._base import check_k, rank_by_predict
 from receval.models._data import (
@@ -150,7 +150,7 @@ def _warn_once(caught: list[warnings.WarningMessage]) -> None:
         key = (w.category, str(w.message))
         if key not in seen:
             seen.add(key)
-            warnings.warn(key[1], key[0], stacklevel=3)
+            warn(key[1], key[0])
 
 
 def _as_list(metrics: str | Metric | Iterable[str | Metric]) -> list[str | Metric]:

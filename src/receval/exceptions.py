@@ -6,9 +6,16 @@ is handled by a policy that the caller chose and that the result records. The tr
     RecevalError(Exception)                       base of every error receval raises on purpose
     ├── InvalidParameterError(RecevalError, ValueError)
     │   │                                         a bad argument: k, a metric parameter, a policy
-    │   └── UnknownMetricError(InvalidParameterError, KeyError)
-    │                                             a metric name or parameter the registry lacks;
-    │                                             the message lists close matches
+    │   ├── UnknownMetricError(InvalidParameterError, KeyError)
+    │   │                                         a metric name or parameter the registry lacks;
+    │   │                                         the message lists close matches
+    │   ├── InvalidModelError(InvalidParameterError)
+    │   │                                         a model that breaks the model protocol: not
+    │   │                                         wrapped, fit raising, output of the wrong kind
+    │   └── OutputPathError(InvalidParameterError)
+    │                                             an output path that cannot be written (missing
+    │                                             directory, a directory, under a file, the same
+    │                                             as an input or another output)
     ├── SchemaError(RecevalError, ValueError)     the shape of an input: columns, dtypes
     │   ├── ColumnNotFoundError(SchemaError, KeyError)
     │   │                                         no column matches a role; lists the columns
@@ -30,6 +37,9 @@ is handled by a policy that the caller chose and that the result records. The tr
     │   └── TiesAtCutoffWarning                   tied scores straddle a cutoff k
     └── UndefinedMetricWarning                    a value is undefined for some users
 
+Warnings are emitted with :func:`warn`, which points them at the caller's line (the first
+frame outside receval), not at receval's own code.
+
 Every data error carries the offending column or parameter (``column`` / ``parameter``), the
 number of offending keys (``n_bad``) and up to five of them (``examples``), and pickles with its
 attributes intact, so that it survives being sent between processes (Spark executors, process
@@ -38,7 +48,10 @@ pools).
 
 from __future__ import annotations
 
+import sys
+import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -50,10 +63,12 @@ __all__ = [
     "EmptyInputError",
     "IdTypeMismatchError",
     "InvalidGradeError",
+    "InvalidModelError",
     "InvalidParameterError",
     "MissingPredictionError",
     "MissingUsersError",
     "NonFiniteValueError",
+    "OutputPathError",
     "RankScoreMismatchError",
     "RecevalError",
     "RecevalWarning",
@@ -61,6 +76,8 @@ __all__ = [
     "TiesAtCutoffWarning",
     "UndefinedMetricWarning",
     "UnknownMetricError",
+    "format_examples",
+    "warn",
 ]
 
 MAX_EXAMPLES = 5
@@ -147,6 +164,21 @@ class UnknownMetricError(InvalidParameterError, KeyError):
         return self.message
 
 
+class InvalidModelError(InvalidParameterError):
+    """A model breaks the model protocol; the message names the model.
+
+    An unwrapped library algorithm, ``fit`` raising, or an output of the wrong kind.
+    """
+
+
+class OutputPathError(InvalidParameterError):
+    """An output path cannot be written; raised before any work is done.
+
+    Its directory is missing, it is a directory, it lies under a file, or it is the same
+    file as an input or another output. Nothing is half-written.
+    """
+
+
 class SchemaError(RecevalError, ValueError):
     """The shape of an input table is wrong: a missing column, a wrong dtype."""
 
@@ -212,3 +244,28 @@ class TiesAtCutoffWarning(DataWarning):
 
 class UndefinedMetricWarning(RecevalWarning):
     """A metric is undefined for some users; the result records how they were handled."""
+
+
+_PACKAGE = str(Path(__file__).resolve().parent) + "/"
+
+
+def _outside_receval(filename: str) -> bool:
+    try:
+        return not str(Path(filename).resolve()).startswith(_PACKAGE)
+    except (OSError, ValueError):  # "<string>", "<frozen ...>"
+        return True
+
+
+def warn(message: str, category: type[Warning] = RecevalWarning) -> None:
+    """Emit a warning attributed to the caller's code: the first frame outside receval.
+
+    ``warnings.warn`` with a fixed ``stacklevel`` points at receval's own lines whenever the
+    call goes through more than one of receval's functions; this walks the stack instead, so
+    the warning names the user's line (and ``-W error`` / filters by module work on it).
+    """
+    frame = sys._getframe(1)
+    level = 2  # 1 is this function, 2 its caller
+    while frame is not None and not _outside_receval(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(message, category, stacklevel=level)

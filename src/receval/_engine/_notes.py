@@ -8,12 +8,17 @@ With ``strict=True`` :func:`note` raises at once instead.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from receval.exceptions import DataError, RecevalWarning, TiesAtCutoffWarning, format_examples
+from receval.exceptions import (
+    DataError,
+    RecevalWarning,
+    TiesAtCutoffWarning,
+    format_examples,
+    warn,
+)
 
 __all__ = ["Note", "emit", "first_examples", "note"]
 
@@ -64,6 +69,5 @@ def emit(notes: list[Note]) -> None:
         merged = {key: item for key, item in merged.items()
                   if key[0] is not TiesAtCutoffWarning or key == worst}
     for item in merged.values():
-        warnings.warn(item.text.format(n=item.n,
-                                       examples=format_examples(item.examples, item.n)),
-                      item.category, stacklevel=3)
+        warn(item.text.format(n=item.n, examples=format_examples(item.examples, item.n)),
+             item.category)
