@@ -45,16 +45,20 @@ def test_an_output_that_is_an_input_or_another_output(tmp_path: Path) -> None:
     assert check_outputs({"a": tmp_path / "a.csv", "b": None}) == {"a": tmp_path / "a.csv"}
 
 
+def _fail_half_way(out: Path) -> None:
+    with atomic_write(out) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("boom")
+
+
 def test_atomic_write_leaves_nothing_on_error(tmp_path: Path) -> None:
     out = tmp_path / "out.txt"
-    with pytest.raises(RuntimeError), atomic_write(out) as tmp:
-        tmp.write_text("half")
-        raise RuntimeError("boom")
+    with pytest.raises(RuntimeError):
+        _fail_half_way(out)
     assert list(tmp_path.iterdir()) == []
     out.write_text("before")
-    with pytest.raises(RuntimeError), atomic_write(out) as tmp:
-        tmp.write_text("half")
-        raise RuntimeError("boom")
+    with pytest.raises(RuntimeError):
+        _fail_half_way(out)
     assert out.read_text() == "before"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
     with atomic_write(out) as tmp:
