@@ -76,8 +76,6 @@ __all__ = [
     "TiesAtCutoffWarning",
     "UndefinedMetricWarning",
     "UnknownMetricError",
-    "format_examples",
-    "warn",
 ]
 
 MAX_EXAMPLES = 5
