@@ -21,7 +21,7 @@ import pandas as pd
 
 import receval as rv
 from receval._engine import _partition, evaluate_partition, merge
-from receval._engine._sums import ExactSum, MetricSums
+from receval._exact import ExactSum, MetricSums
 from receval._evaluate import make_options
 
 METRICS = [f"{name}@{k}" for name in ("ndcg", "map", "precision", "recall", "mrr", "hit_rate",

@@ -315,7 +315,7 @@ def test_buckets_equal_in_memory(tmp_path: object, buckets: int) -> None:
 @pytest.mark.parametrize("sim", ["cosine", "jaccard", "cooccurrence"])
 def test_dense_and_sparse_similarity_paths_agree(monkeypatch: pytest.MonkeyPatch,
                                                  sim: str) -> None:
-    from receval._beyond_engine import _similarity
+    from receval._engine._families import _similarity
 
     ms = [f"diversity(similarity={sim})@3", f"unexpectedness(expected=similarity, "
           f"similarity={sim})@3"]

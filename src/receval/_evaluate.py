@@ -12,7 +12,7 @@ import numpy as np
 from receval import conventions
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge, truth_grade_sum
-from receval._engine._sums import ExactSum
+from receval._exact import ExactSum
 from receval._result import EvaluationResult
 from receval.conventions import Convention
 from receval.data._buckets import (
@@ -24,11 +24,12 @@ from receval.data._buckets import (
 from receval.data._build import TIE_POLICIES
 from receval.data._checks import DUPLICATE_POLICIES
 from receval.data._encode import ID_CASTS
+from receval.data._side import prepare_side
 from receval.data._spark import is_spark_frame
 from receval.exceptions import EmptyInputError, InvalidParameterError
 from receval.metrics import Metric, parse
 
-__all__ = ["evaluate", "make_options"]
+__all__ = ["evaluate", "make_options", "with_side_inputs"]
 
 _POLICIES = {
     "no_relevant": ("skip", "zero", "error"),
@@ -87,6 +88,7 @@ def evaluate(
     train: Any = None,
     item_features: Any = None,
     item_features_missing: str = "error",
+    item_features_sep: str | None = "|",
     per_user: str = "pandas",
 ) -> EvaluationResult:
     """Evaluate recommendations against the ground truth.
@@ -174,10 +176,15 @@ def evaluate(
         popularity, expected items, co-occurrence (``docs/beyond-accuracy.md``).
     item_features : table, optional
         Item -> features for similarity: a wide table (item + numeric columns), a long
-        table (item, feature) or an item -> vector column.
+        table (item, category; an item may have several rows, and text cells holding
+        ``item_features_sep`` are split, e.g. MovieLens genres ``"Action|Adventure"``) or an
+        item -> vector column.
     item_features_missing : {"error", "skip"}
         A recommended item without features: an error, or left out of similarities
         (counted in ``result.settings["beyond"]``).
+    item_features_sep : str or None
+        The separator of multi-valued categories in a long ``item_features`` table (default
+        ``"|"``); None reads each cell as one category.
     per_user : {"pandas", "spark"}
         Where the per-user values go. ``"pandas"`` (default): ``result.per_user`` is a
         pandas DataFrame on this machine. ``"spark"`` (Spark inputs only, for more users
@@ -206,10 +213,16 @@ def evaluate(
         truth_scope=truth_scope, score_precision=score_precision,
         catalog=catalog, duplicates=duplicates, negative_grades=negative_grades,
         id_cast=id_cast, strict=strict)
+    if item_features_sep is not None and (not isinstance(item_features_sep, str)
+                                          or item_features_sep == ""):
+        raise InvalidParameterError(
+            f"item_features_sep must be a non-empty string or None; got {item_features_sep!r}",
+            parameter="item_features_sep", examples=[item_features_sep])
     opts = dataclasses.replace(
-        opts, train=train, item_features=item_features,
+        opts, item_features_sep=item_features_sep,
         item_features_missing=_choice("item_features_missing", item_features_missing,
                                       ("error", "skip")))
+    opts = with_side_inputs(opts, train, item_features)
     spark = is_spark_frame(recs) or is_spark_frame(truth)
     if _choice("per_user", per_user, ("pandas", "spark")) == "spark" and not spark:
         raise InvalidParameterError(
@@ -231,6 +244,18 @@ def evaluate(
             "buckets= needs recs and truth given as Parquet files or directories",
             parameter="buckets")
     return merge([evaluate_partition(recs, truth, opts)], opts)
+
+
+def with_side_inputs(opts: Options, train: Any, item_features: Any) -> Options:
+    """The options with ``train`` and ``item_features`` read and encoded, once.
+
+    Every partition (in memory, Parquet buckets, Spark executors) maps these arrays to its
+    own item codes; none reads the tables again.
+    """
+    side = prepare_side(train, item_features, opts.columns,
+                        need_features=opts.needs_features(), id_cast=opts.id_cast,
+                        sep=opts.item_features_sep)
+    return dataclasses.replace(opts, side=side)
 
 
 def _parquet_rows(path: Any) -> int:

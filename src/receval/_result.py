@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Iterator
@@ -18,7 +19,17 @@ from receval.metrics import Metric, parse
 if TYPE_CHECKING:
     from receval.report._plots import EvaluationPlots
 
-__all__ = ["EvaluationResult", "MetricSummary", "UserAccounting"]
+__all__ = ["EvaluationResult", "MetricSummary", "UserAccounting", "groups_frame"]
+
+
+def groups_frame(lists: dict[str, pd.Index]) -> pd.DataFrame:
+    """Every user of some lists, one row each (in id order), a boolean column per list."""
+    users = [u for u in lists.values() if len(u)]
+    index = users[0].append(users[1:]).unique() if users else pd.Index([])
+    with contextlib.suppress(TypeError):  # ids that do not order: as they came
+        index = index.sort_values()
+    return pd.DataFrame({name: index.isin(u) for name, u in lists.items()},
+                        index=index.rename("user"))
 
 
 @dataclass(frozen=True)
@@ -114,8 +125,6 @@ class UserAccounting:
         """
         if self._frame is not None:
             return self._frame
-        from receval._engine._frame import groups_frame
-
         return groups_frame({g: getattr(self, g) for g in self.GROUPS})
 
     def summary(self) -> pd.DataFrame:

@@ -44,7 +44,7 @@ def _share(x: float) -> bool:
 
 @dataclass(frozen=True, repr=False)
 class BeyondMetric(Metric):
-    """A metric of the lists themselves, computed by :mod:`receval._beyond_engine`.
+    """A metric of the lists themselves (families ``per_list`` and ``exposure``).
 
     Attributes
     ----------
@@ -55,8 +55,9 @@ class BeyondMetric(Metric):
         parameter), ``"truth"``.
     """
 
-    family: ClassVar[str] = "beyond"
+    family: ClassVar[str] = "per_list"
     per_user: ClassVar[bool] = True
+    undefined_is_zero: ClassVar[bool] = False  # an empty list's value is undefined (NaN)
     needs: ClassVar[tuple[str, ...]] = ("train",)
     trailing: ClassVar[tuple[str, ...]] = ("ties",)
     bounds: ClassVar[tuple[float, float]] = (0.0, float("inf"))
@@ -204,6 +205,7 @@ class Unexpectedness(Serendipity):
 
 @dataclass(frozen=True, repr=False)
 class _Global(BeyondMetric):
+    family: ClassVar[str] = "exposure"
     per_user = False
 
 

@@ -13,7 +13,7 @@ __all__ = ["GlobalMetric", "ItemCoverage", "UserCoverage"]
 class GlobalMetric(Metric):
     """A metric of the whole set of lists, with no per-user value."""
 
-    family: ClassVar[str] = "global"
+    family: ClassVar[str] = "exposure"
 
 
 @register("coverage_users")

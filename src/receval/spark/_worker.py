@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from receval._engine import Options, Partial, evaluate_partition
-from receval._engine._frame import groups_frame
 from receval._engine._merge import per_user_table
-from receval._result import UserAccounting
+from receval._result import UserAccounting, groups_frame
 from receval.exceptions import RecevalError
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from receval._engine._sums import exact_mean
+from receval._exact import exact_mean
 from receval.stats import _paired as P
 from receval.stats._corrections import adjust
 from receval.stats._friedman import friedman

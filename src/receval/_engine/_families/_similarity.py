@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from receval._beyond_engine._side import Side
+from receval._engine._families._side import Side
 from receval._kernels import beyond as BK
 from receval.metrics import _beyond as M
 
