@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from receval._by_group import by_group
 from receval.exceptions import InvalidParameterError, UnknownMetricError
 from receval.metrics import Metric, parse
 
@@ -279,10 +280,11 @@ class EvaluationResult:
         return list(self.summaries)
 
     def by(self, groups: Any) -> pd.DataFrame:
-        """Every metric per user group; see :func:`receval.stats.by_group`."""
-        from receval.stats._groups import by_group
+        """Every metric per user group, aggregated as ``evaluate`` does.
 
-        self._pandas_per_user("by(groups)")
+        ``groups`` maps user id -> group (a dict or Series); see
+        :func:`receval.stats.by_group`.
+        """
         return by_group(self, groups)
 
     # -- exports -----------------------------------------------------------------------------

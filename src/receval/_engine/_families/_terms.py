@@ -99,9 +99,12 @@ def _unexpected(metric: M.BeyondMetric, side: Side, item: np.ndarray, rel: np.nd
                                by_pop, n_exp.astype(np.int64), out)
     else:
         mode = MODES[metric.similarity]
+        # co-occurrence reads train, not features: every item is usable, whatever the
+        # features another metric of the call reads
+        usable = side.usable if mode != BK.COOCCURRENCE else np.ones(len(side.items), bool)
         keys, vals, feats, mode = similarity_inputs(side, mode, item, history=True)
         BK.mean_similarity_to_history(starts, take, item, side.h_starts, side.h_ends,
-                                      side.h_item, side.usable, mode, feats, keys, vals,
+                                      side.h_item, usable, mode, feats, keys, vals,
                                       len(side.items), out)
     if not isinstance(metric, M.Unexpectedness):
         out = out * rel
