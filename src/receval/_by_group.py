@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from receval._aggregate import Column, aggregate
 from receval.exceptions import InvalidParameterError, MissingUsersError, format_examples
-
-if TYPE_CHECKING:
-    from receval._result import EvaluationResult
 
 __all__ = ["as_groups", "by_group"]
 
@@ -45,12 +42,13 @@ def _per_group(metric: Any, column: Column, codes: np.ndarray, n_groups: int) ->
             for a, b in zip(starts, ends, strict=True)]
 
 
-def by_group(ev: EvaluationResult, groups: Any) -> pd.DataFrame:
+def by_group(ev: Any, groups: Any) -> pd.DataFrame:
     """Every metric of ``ev`` per user group.
 
     Parameters
     ----------
     ev : EvaluationResult
+        (Typed ``Any`` here: results import this module, never the other way round.)
     groups : mapping or pandas.Series
         User id -> group. Every user of ``ev.per_user`` needs a group.
 

@@ -65,7 +65,7 @@ def side_by_side(recs: Any, truth: Any, metrics: Sequence[str],
         The values and what each of them is.
     """
     import receval as rv
-    from receval.conventions import available, get
+    from receval.conventions._registry import available, get
 
     if isinstance(metrics, str):
         metrics = [metrics]

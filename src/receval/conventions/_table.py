@@ -49,8 +49,8 @@ def table(conventions: list[str] | None = None) -> pd.DataFrame:
         setting; one column for receval's defaults and one per convention. A metric cell is
         ``library name = receval label``; ``-`` means the library does not offer it.
     """
-    from receval.conventions import get as get_convention
     from receval.conventions._presets import PRESETS
+    from receval.conventions._registry import get as get_convention
 
     convs = [get_convention(c) for c in (conventions or list(PRESETS))]
     rows: dict[str, dict[str, str]] = {}

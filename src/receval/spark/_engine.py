@@ -37,8 +37,8 @@ from receval.data._table import roles_of
 from receval.exceptions import EmptyInputError, InvalidParameterError, RecevalError
 from receval.spark._output import output_layout, spark_result, storage_level
 from receval.spark._partition import partition_key
-from receval.spark._shipped import Shipped, shipped_columns, tagged
-from receval.spark._worker import BUCKET, ERROR, KIND, PAYLOAD, SEQ, evaluate_batches, side_table
+from receval.spark._shipped import SEQ, Shipped, shipped_columns, tagged
+from receval.spark._worker import BUCKET, ERROR, KIND, PAYLOAD, evaluate_batches, side_table
 
 __all__ = ["evaluate_spark", "n_buckets_for"]
 

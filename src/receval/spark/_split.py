@@ -42,10 +42,11 @@ from receval.exceptions import (
 )
 from receval.spark._engine import _bucket, _pyspark_notes_ignored, n_buckets_for
 from receval.spark._select import Selected, kth_smallest
+from receval.spark._shipped import SEQ
 from receval.spark._split_report import SparkSplit, apply_cold, report_of
 from receval.spark._split_time import TimeKey, quoted
 from receval.spark._split_worker import CODE, DROP_COLD_ITEM, DROP_COLD_USER, split_batches
-from receval.spark._worker import BUCKET, SEQ
+from receval.spark._worker import BUCKET
 from receval.split._finish import COLD_POLICIES
 from receval.split._per_user import PerUserPlan
 from receval.split._prepare import check_choice, resolve_columns
