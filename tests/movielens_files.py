@@ -18,7 +18,7 @@ import pandas as pd
 from receval.datasets._formats import GENRES_100K, VERSIONS
 
 __all__ = ["ITEMS", "RATINGS", "USERS", "expected_items", "expected_ratings", "files_of",
-           "write_archive", "write_folder"]
+           "sample_files", "write_archive", "write_folder"]
 
 #: (user, item, rating, seconds since the epoch); half stars only where a version has them.
 RATINGS = [(1, 10, 4.0, 978300760), (1, 20, 3.0, 978302109), (2, 10, 5.0, 978298413),
@@ -126,3 +126,34 @@ def expected_items(name: str) -> pd.DataFrame:
     return pd.DataFrame({"item_id": np.array([i for i, _, _ in ITEMS], dtype=np.int32),
                          "title": [t for _, t, _ in ITEMS],
                          "genres": ["|".join(g) or _no_genre(name) for _, _, g in ITEMS]})
+
+
+def sample_files(name: str, n_users: int = 200, n_items: int = 120, seed: int = 1
+                 ) -> dict[str, bytes]:
+    """Bigger files of version ``name`` (a CSV or ``::`` version) from the seeded sample data:
+    enough ratings for a whole experiment, two sample genres per item."""
+    import receval as rv
+
+    ratings = rv.datasets.sample_ratings(n_users, n_items, seed=seed)
+    seconds = ratings["timestamp"].to_numpy().astype("datetime64[s]").astype(np.int64)
+    first = rv.datasets.sample_genres(ratings, seed=seed)
+    second = rv.datasets.sample_genres(ratings, seed=seed + 1)
+    genres = ["|".join(sorted({a, b})) for a, b in zip(first["genre"], second["genre"],
+                                                        strict=True)]
+    items = first["item_id"].tolist()
+    if VERSIONS[name].layout == "csv":
+        movies = pd.DataFrame({"movieId": items, "title": [f"Movie {i}, The (2000)"
+                                                           for i in items], "genres": genres})
+        lines = "".join(f"{u},{i},{float(r):.1f},{t}\n" for u, i, r, t in zip(
+            ratings["user_id"], ratings["item_id"], ratings["rating"], seconds, strict=True))
+        return {"ratings.csv": ("userId,movieId,rating,timestamp\n" + lines).encode(),
+                "movies.csv": movies.to_csv(index=False, lineterminator="\n").encode()}
+    files = {"ratings.dat": "".join(f"{u}::{i}::{r}::{t}\n" for u, i, r, t in zip(
+        ratings["user_id"], ratings["item_id"], ratings["rating"], seconds,
+        strict=True)).encode(),
+        "movies.dat": "".join(f"{i}::Movie {i}: The Sequel (2000)::{g}\n"
+                              for i, g in zip(items, genres, strict=True)).encode("latin-1")}
+    if VERSIONS[name].has_users:
+        files["users.dat"] = "".join(f"{u}::F::25::{u % 21}::00000\n" for u in
+                                     range(1, n_users + 1)).encode()
+    return files
