@@ -80,6 +80,15 @@ def test_an_archive_with_its_files_at_the_root(tmp_path: Path) -> None:
     _check(rv.datasets.movielens("ml-1m", path=path), "ml-1m")
 
 
+def test_a_quoted_csv_header_is_the_same_header(tmp_path: Path) -> None:
+    files = files_of("ml-32m")
+    for member in ("ratings.csv", "movies.csv"):
+        head, rest = files[member].split(b"\n", 1)
+        files[member] = b",".join(b'"%s"' % f for f in head.split(b",")) + b"\n" + rest
+    _check(rv.datasets.movielens("ml-32m", path=write_archive(tmp_path / "a.zip", "ml-32m",
+                                                              files)), "ml-32m")
+
+
 def test_the_ml_10m_folder_is_ml_10M100K(tmp_path: Path) -> None:
     path = write_archive(tmp_path / "ml-10m.zip", "ml-10m")
     assert "ml-10M100K/ratings.dat" in zipfile.ZipFile(path).namelist()

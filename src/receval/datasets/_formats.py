@@ -115,7 +115,7 @@ def _check_header(stream: IO[bytes], expected: str, where: str) -> None:
     """Read the first line of a CSV file and check that it is ``expected``."""
     first = stream.readline()
     got = first.decode("utf-8", errors="replace").strip().lstrip("\ufeff")
-    if got != expected:
+    if got.replace('"', "") != expected:  # a quoted header says the same
         raise CorruptDatasetError(
             f"{where}: the first line must be the header {expected!r}, got {got[:80]!r}; "
             f"is this the MovieLens file it is named after?", parameter="path",
@@ -216,7 +216,7 @@ def read_items(version: Version, data: bytes, where: str) -> pd.DataFrame:
     text = _decode(data, version, where)
     if version.layout == "csv":
         header = text.split("\n", 1)[0].strip().lstrip("\ufeff")
-        if header != "movieId,title,genres":
+        if header.replace('"', "") != "movieId,title,genres":
             raise CorruptDatasetError(
                 f"{where}: the first line must be the header 'movieId,title,genres', got "
                 f"{header[:80]!r}", parameter="path", examples=[header[:80]])
