@@ -10,8 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import urllib.error
-import urllib.request
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -219,6 +217,9 @@ def fetch(url: str, target: Path) -> Path:
     except OSError as exc:
         raise DatasetError(f"cannot make the cache folder {target.parent}: {exc}",
                            parameter="cache_dir", examples=[str(target.parent)]) from exc
+    import urllib.error  # here: urllib.request imports http, email and ssl
+    import urllib.request
+
     part = target.with_name(target.name + ".part")
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response, part.open("wb") as out:
