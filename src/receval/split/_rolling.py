@@ -198,7 +198,7 @@ def _origins(inp: SplitInput, start: int | float, step: Duration, last: int | fl
 
 
 def _empty_windows(inp: SplitInput, origins: np.ndarray, ends: np.ndarray,
-                   starts: np.ndarray | None, window: Any) -> None:
+                   starts: np.ndarray | None) -> None:
     """Raise when a window has no test row or no training row."""
     assert inp.ts is not None
     times = np.sort(inp.ts)
@@ -219,6 +219,32 @@ def _empty_windows(inp: SplitInput, origins: np.ndarray, ends: np.ndarray,
                 f"{', '.join(str(t) for t in shown)}{more}; every window needs both parts: "
                 f"choose another start, step, horizon or window, or filter the log first",
                 parameter=parameter, n_bad=len(empty), examples=shown)
+
+
+def _windows(inp: SplitInput, start: Any, step: Any, horizon: Any, window: Any
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Each window's origin, test end and (fixed windows) training start.
+
+    In the units of ``inp.ts``; every window is checked to have both parts.
+    """
+    assert inp.ts is not None
+    assert inp.ts_series is not None
+    tcol = inp.columns["timestamp"]
+    assert tcol is not None
+    point = time_point(start, inp.ts_series, tcol, inp.ts, parameter="start")
+    step_d = _duration(step, "step", inp)
+    horizon_d = step_d if horizon is None else _duration(horizon, "horizon", inp)
+    window_d = None if window is None else _duration(window, "window", inp)
+    last = inp.ts.max()
+    if not math.isfinite(float(point)) or point > last:
+        raise EmptyInputError(
+            f"start={start!r} is after the last time {inp.time_label(last)} of column "
+            f"{tcol!r}: no window has a test row", parameter="start", examples=[start])
+    origins = _origins(inp, point, step_d, last)
+    ends = _shift(origins, horizon_d, 1, inp, "horizon")
+    starts = None if window_d is None else _shift(origins, window_d, -1, inp, "window")
+    _empty_windows(inp, origins, ends, starts)
+    return origins, ends, starts
 
 
 def rolling(data: Any, *, start: Any, step: Any, horizon: Any = None, window: Any = None,
@@ -314,26 +340,11 @@ def rolling(data: Any, *, start: Any, step: Any, horizon: Any = None, window: An
             f"required; got start={start!r}, step={step!r}",
             parameter="start" if start is None else "step")
     inp = read_input(data, columns, need_time="a rolling split")
-    assert inp.ts is not None
-    assert inp.ts_series is not None
-    tcol = inp.columns["timestamp"]
-    assert tcol is not None
-    point = time_point(start, inp.ts_series, tcol, inp.ts, parameter="start")
-    step_d = _duration(step, "step", inp)
-    horizon_d = step_d if horizon is None else _duration(horizon, "horizon", inp)
-    window_d = None if window is None else _duration(window, "window", inp)
-    last = inp.ts.max()
-    if not math.isfinite(float(point)) or point > last:
-        raise EmptyInputError(
-            f"start={start!r} is after the last time {inp.time_label(last)} of column "
-            f"{tcol!r}: no window has a test row", parameter="start", examples=[start])
-    origins = _origins(inp, point, step_d, last)
-    ends = _shift(origins, horizon_d, 1, inp, "horizon")
-    starts = None if window_d is None else _shift(origins, window_d, -1, inp, "window")
-    _empty_windows(inp, origins, ends, starts, window)
+    origins, ends, starts = _windows(inp, start, step, horizon, window)
     given = {"start": start, "step": step, "horizon": step if horizon is None else horizon,
              "window": window}
     ts, splits = inp.ts, []
+    assert ts is not None
     for i, (origin, end) in enumerate(zip(origins.tolist(), ends.tolist(), strict=True)):
         outside = {"after_test": ts >= end}
         if starts is not None:
