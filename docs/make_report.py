@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 import receval as rv
-from receval import _demo
 from receval.report import comparison_report, evaluation_report
 
 HERE = Path(__file__).resolve().parent
@@ -36,7 +35,7 @@ def demo_runs(n_users: int = 600, n_items: int = 400, *, seed: int = 7, k: int =
     the items by their number of training ratings, "random" by seeded random scores; both
     recommend the top ``k`` items the user did not rate in training.
     """
-    ratings = _demo.sample_ratings(n_users, n_items, seed=seed)
+    ratings = rv.datasets.sample_ratings(n_users, n_items, seed=seed)
     ordered = ratings.sort_values(["user_id", "timestamp"], kind="stable")
     position = ordered.groupby("user_id").cumcount()
     size = ordered.groupby("user_id")["item_id"].transform("size")

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 import receval as rv
-from receval._demo import sample_ratings
 from receval.cli import cli
 from receval.data._files import read_table
+from receval.datasets import sample_ratings
 
 
 @pytest.fixture(scope="module")

@@ -200,7 +200,7 @@ def test_warnings_of_every_fold_come_once():
 
 # -- with rv.split ----------------------------------------------------------------------------
 def test_kfold_by_users_each_user_tested_once():
-    from receval._demo import sample_ratings
+    from receval.datasets import sample_ratings
 
     data = sample_ratings(90, 60, seed=5)
     folds = rv.split.kfold(data, n_splits=3, by="users", seed=4)
@@ -220,7 +220,7 @@ def test_kfold_by_users_each_user_tested_once():
 
 def test_a_temporal_split_and_polars_frames():
     pl = pytest.importorskip("polars")
-    from receval._demo import sample_ratings
+    from receval.datasets import sample_ratings
 
     data = pl.from_pandas(sample_ratings(60, 50, seed=6))
     split = rv.split.temporal(data, test_size=0.25, per_user=True)

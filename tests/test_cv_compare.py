@@ -8,7 +8,7 @@ import pytest
 from scipy import stats as sps
 
 import receval as rv
-from receval._demo import sample_ratings
+from receval.datasets import sample_ratings
 
 
 @pytest.fixture(scope="module")

@@ -162,9 +162,7 @@ def test_comparison_report_in_chromium(browser: Any, tmp_path: Path) -> None:
 def test_cross_validation_report_in_chromium(browser: Any, tmp_path: Path) -> None:
     import numpy as np
 
-    from receval import _demo
-
-    ratings = _demo.sample_ratings(200, 120, seed=6)
+    ratings = rv.datasets.sample_ratings(200, 120, seed=6)
     fold = np.random.default_rng(0).integers(0, 3, len(ratings))
     folds = [(ratings[fold != f], ratings[fold == f]) for f in range(3)]
     with warnings.catch_warnings():

@@ -98,9 +98,7 @@ def test_cli_compare_report(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def cv() -> rv.CrossValidation:
-    from receval import _demo
-
-    ratings = _demo.sample_ratings(120, 80, seed=2)
+    ratings = rv.datasets.sample_ratings(120, 80, seed=2)
     fold = np.random.default_rng(0).integers(0, 3, len(ratings))
     folds = [(ratings[fold != f], ratings[fold == f]) for f in range(3)]
     with warnings.catch_warnings():
@@ -147,10 +145,9 @@ def test_cross_validation_report_shows_mean_and_std(cv: rv.CrossValidation,
 def test_cli_cv_report(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from receval import _demo
     from receval.cli import cli
 
-    _demo.sample_ratings(80, 60, seed=1).to_csv(tmp_path / "ratings.csv", index=False)
+    rv.datasets.sample_ratings(80, 60, seed=1).to_csv(tmp_path / "ratings.csv", index=False)
     res = CliRunner().invoke(cli, ["cv", str(tmp_path / "ratings.csv"), "--model", "popular",
                                    "-m", "precision@5", "--folds", "2", "-k", "5",
                                    "--report", str(tmp_path / "cv.html")])

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import receval as rv
-from receval._demo import sample_ratings
+from receval.datasets import sample_ratings
 
 surprise = pytest.importorskip("surprise")
 datasets = pytest.importorskip("sklearn.datasets")

@@ -9,7 +9,7 @@
 0.5
 """
 
-from receval import conventions, exceptions, metrics, models, sampled, split, stats
+from receval import conventions, datasets, exceptions, metrics, models, sampled, split, stats
 from receval._columns import Columns
 from receval._cv import cross_validate
 from receval._cv_result import CrossValidation
@@ -34,6 +34,7 @@ __all__ = [
     "compare",
     "conventions",
     "cross_validate",
+    "datasets",
     "evaluate",
     "exceptions",
     "explain",

@@ -29,6 +29,14 @@ is handled by a policy that the caller chose and that the result records. The tr
     │   ├── MissingUsersError(DataError)          users on one side only, under policy "error"
     │   ├── MissingPredictionError(DataError)     truth ratings without a prediction
     │   └── EmptyInputError(DataError)            empty tables, or no user left to evaluate
+    ├── DatasetError(RecevalError)                a data set of rv.datasets cannot be read or
+    │   │                                         fetched (a failed download)
+    │   ├── DatasetNotFoundError(DatasetError, FileNotFoundError)
+    │   │                                         no archive or folder at the path, a file
+    │   │                                         missing from the folder, not in the cache
+    │   └── CorruptDatasetError(DatasetError, ValueError)
+    │                                             not a zip archive, a failed CRC check, a file
+    │                                             that is not in the data set's format
     └── BackendUnavailableError(RecevalError, ImportError)
                                                   an optional dependency is not installed
 
@@ -57,8 +65,11 @@ from typing import Any
 __all__ = [
     "BackendUnavailableError",
     "ColumnNotFoundError",
+    "CorruptDatasetError",
     "DataError",
     "DataWarning",
+    "DatasetError",
+    "DatasetNotFoundError",
     "DuplicateRowError",
     "EmptyInputError",
     "IdTypeMismatchError",
@@ -222,6 +233,26 @@ class MissingPredictionError(DataError):
 
 class EmptyInputError(DataError):
     """An input table is empty, or no user is left to evaluate."""
+
+
+class DatasetError(RecevalError):
+    """A data set of :mod:`receval.datasets` cannot be read or fetched; names the path or URL."""
+
+
+class DatasetNotFoundError(DatasetError, FileNotFoundError):
+    """A data set is not where it was looked for.
+
+    No archive or folder at the path, a file missing from the folder, or nothing in the cache
+    (and ``download=False``).
+    """
+
+
+class CorruptDatasetError(DatasetError, ValueError):
+    """The archive or a file of a data set is not in the data set's format.
+
+    Not a zip archive, a failed CRC check, a line with the wrong number of fields, a
+    non-numeric id.
+    """
 
 
 class BackendUnavailableError(RecevalError, ImportError):

@@ -193,44 +193,51 @@ def time_values(s: pd.Series, column: str) -> tuple[np.ndarray, str]:
     return np.ascontiguousarray(values), kind
 
 
-def time_point(at: Any, s: pd.Series, column: str, values: np.ndarray) -> float | int:
+def time_point(at: Any, s: pd.Series, column: str, values: np.ndarray, *,
+               parameter: str = "at") -> float | int:
     """``at`` in the units of :func:`time_values` of column ``s``.
 
     A datetime column takes a string, a ``datetime`` or a ``pandas.Timestamp`` (zone-aware
     exactly when the column is); an epoch column takes a number in its own unit. For an
     integer column a fractional ``at`` is rounded up, so ``t >= at`` keeps its meaning.
+    ``parameter`` is the name the messages give ``at`` (``"start"`` for a rolling split).
     """
     dtype = s.dtype
     if _is_datetime(dtype):
         if isinstance(at, (int, float, np.number)) and not isinstance(at, bool):
             raise InvalidParameterError(
-                f"at={at!r} is a number, but the timestamp column {column!r} holds datetimes "
-                f"({dtype}): pass a date string such as '2024-06-01' or a datetime",
-                parameter="at", examples=[at])
+                f"{parameter}={at!r} is a number, but the timestamp column {column!r} holds "
+                f"datetimes ({dtype}): pass a date string such as '2024-06-01' or a datetime",
+                parameter=parameter, examples=[at])
         try:
             ts = pd.Timestamp(at)
         except (TypeError, ValueError) as exc:
-            raise InvalidParameterError(f"at={at!r} is not a date or time ({exc})",
-                                        parameter="at", examples=[at]) from exc
+            raise InvalidParameterError(f"{parameter}={at!r} is not a date or time ({exc})",
+                                        parameter=parameter, examples=[at]) from exc
+        if ts is pd.NaT:
+            raise InvalidParameterError(f"{parameter}={at!r} is not a date or time (NaT)",
+                                        parameter=parameter, examples=[at])
         col_tz = getattr(dtype, "tz", None)
         if isinstance(dtype, pd.ArrowDtype):
             col_tz = dtype.pyarrow_dtype.tz
         if (col_tz is None) != (ts.tz is None):
             raise InvalidParameterError(
-                f"at={at!r} is {'zone-aware' if ts.tz is not None else 'naive'} but the "
-                f"timestamp column {column!r} is "
+                f"{parameter}={at!r} is {'zone-aware' if ts.tz is not None else 'naive'} but "
+                f"the timestamp column {column!r} is "
                 f"{'in time zone ' + str(col_tz) if col_tz is not None else 'naive'} ({dtype})"
-                f": give at= {'a time zone' if col_tz is not None else 'no time zone'}",
-                parameter="at", examples=[at])
+                f": give {parameter}= "
+                f"{'a time zone' if col_tz is not None else 'no time zone'}",
+                parameter=parameter, examples=[at])
         if ts.tz is not None:
             ts = ts.tz_convert("UTC").tz_localize(None)
         return int(ts.as_unit("ns").value)
     if isinstance(at, bool) or not isinstance(at, (int, float, np.integer, np.floating)):
         raise InvalidParameterError(
-            f"at={at!r}: the timestamp column {column!r} holds numbers ({dtype}), so at= must "
-            f"be a number in the column's unit", parameter="at", examples=[at])
+            f"{parameter}={at!r}: the timestamp column {column!r} holds numbers ({dtype}), so "
+            f"{parameter}= must be a number in the column's unit", parameter=parameter,
+            examples=[at])
     if math.isnan(float(at)):
-        raise InvalidParameterError("at= is NaN", parameter="at", examples=[at])
+        raise InvalidParameterError(f"{parameter}= is NaN", parameter=parameter, examples=[at])
     if values.dtype == np.int64 and not isinstance(at, (int, np.integer)):
         if math.isinf(float(at)):
             return float(at)

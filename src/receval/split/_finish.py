@@ -8,6 +8,7 @@ against the training part the splitter made.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -87,7 +88,8 @@ def _leakage(ts: np.ndarray | None, part: np.ndarray) -> tuple[int | None, float
 
 def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str, Any],
            small: np.ndarray | None = None, cold_users: str = "keep",
-           cold_items: str = "keep", **report: Any) -> Split:
+           cold_items: str = "keep", outside: Mapping[str, np.ndarray] | None = None,
+           **report: Any) -> Split:
     """Turn the splitter's test mask into a Split with its report.
 
     Parameters
@@ -105,6 +107,10 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
         Dropped when ``settings["small_users"] == "drop"``.
     cold_users, cold_items : {"keep", "drop", "error"}
         The cold-start policies.
+    outside : mapping of str to ndarray of bool, optional
+        Rows outside the split's scope (a rolling window's: before its training window, after
+        its test period), by reason: they go to ``dropped`` before any policy runs, and
+        ``dropped_by[reason]`` counts them. They must not be in ``test``.
     **report
         Further :class:`SplitReport` fields (``target_test_rows``, ``ties_at_cut``, ...).
     """
@@ -112,6 +118,9 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
     check_choice("cold_items", cold_items, COLD_POLICIES)
     part = test.astype(np.uint8)
     dropped_by = {"small_users": 0, "cold_users": 0, "cold_items": 0}
+    for reason, rows in (outside or {}).items():
+        part[rows] = DROPPED
+        dropped_by[reason] = int(np.count_nonzero(rows))
     n_small = small_rows = 0
     if small is not None and small.any():
         small_row = small[inp.user]
@@ -149,6 +158,6 @@ def finish_per_user(inp: SplitInput, plan: PerUserPlan, *, method: str, cold_use
     """Split each user's rows as ``plan`` says, apply every policy, and report."""
     test, small, tied = per_user_test(inp, plan)
     small_users_policy(inp, small, plan.small_users, plan.rule)
-    extra = {} if tied is None else {"ties_at_cut": int(tied.sum())}
+    extra: dict[str, Any] = {} if tied is None else {"ties_at_cut": int(tied.sum())}
     return finish(inp, test, method=method, settings=plan.settings(), small=small,
                   cold_users=cold_users, cold_items=cold_items, **extra)

@@ -26,7 +26,8 @@ class SplitReport:
     Attributes
     ----------
     method : str
-        The splitter: ``"random"``, ``"temporal"``, ``"leave_k_out"`` or ``"kfold"``.
+        The splitter: ``"random"``, ``"temporal"``, ``"leave_k_out"``, ``"kfold"`` or
+        ``"rolling"``.
     settings : dict
         Every parameter that decided the split (shares, seed, ``per_user``, tie rule,
         policies, the columns used, the fold of a k-fold split).
@@ -42,7 +43,7 @@ class SplitReport:
         block went.
     cut_time : object or None
         The time of a global temporal cut: test rows are those at or after it (``ties=
-        "test"``), or after it (``ties="train"``).
+        "test"``), or after it (``ties="train"``); a rolling window's origin.
     small_users, small_user_rows : int
         Users with too few rows to split (and their rows), handled by the ``small_users``
         policy that ``settings`` records.
@@ -54,7 +55,8 @@ class SplitReport:
     dropped_by : dict of str to int
         Rows put in the ``dropped`` part, by the policy that dropped them
         (``small_users``, ``cold_users``, ``cold_items``; a row both cold user and cold item
-        counts under ``cold_users``).
+        counts under ``cold_users``), and for a rolling window the rows outside it
+        (``before_window``, ``after_test``).
     leakage_rows : int or None
         Training rows later than the earliest test row (None without a timestamp column).
     leakage_share : float or None
