@@ -21,6 +21,7 @@ from receval._engine._lists import ListKey, cut
 from receval._engine._notes import note
 from receval._exact import ExactSum
 from receval._result import MetricSummary
+from receval.data._side import check_id_kind
 from receval.exceptions import (
     DataError,
     InvalidParameterError,
@@ -118,6 +119,7 @@ def _catalog(ctx: MergeContext, recommended: pd.Index) -> pd.Index:
         cat = pd.Index(pd.unique(pd.Series(list(opts.catalog))))
         if len(cat) == 0:
             raise InvalidParameterError("catalog is empty", parameter="catalog")
+        check_id_kind(recommended, cat, role="item", name="catalog")
         outside = recommended[~recommended.isin(cat)]
         if len(outside):
             raise DataError(
