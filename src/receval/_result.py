@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from receval._by_group import by_group
+from receval._result_html import evaluation_html
 from receval.exceptions import InvalidParameterError, UnknownMetricError
 from receval.metrics import Metric, parse
 
@@ -358,8 +359,6 @@ class EvaluationResult:
         return f"<p>{html.escape(self.caption)}</p>\n{table}" if self.caption else table
 
     def _repr_html_(self) -> str:
-        from receval.report._notebook import evaluation_html
-
         return evaluation_html(self)
 
     # -- reports and figures (receval[report], receval[plot]; imported on use) ---------------
