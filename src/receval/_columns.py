@@ -108,8 +108,14 @@ class Columns:
             object.__setattr__(self, role, _check_name(name, role))
         named: dict[str, dict[str, str | None]] = {
             table: _table_roles(tables.pop(table, None), table) for table in TABLES}
+        unknown = [key for key in tables if _split_flat(key) is None]
+        if unknown:
+            raise InvalidParameterError(
+                f"columns= has unknown roles {unknown}; the roles are {list(ROLES)}, for every "
+                f"table, or <table>_<role> (e.g. 'truth_user') for one of the tables "
+                f"{list(TABLES)}", parameter="columns", examples=unknown)
         for key, name in tables.items():  # the flat form: truth_user="user_id"
-            table, role = _split_flat(key)
+            table, role = _split_flat(key) or ("", "")
             if named[table].get(role) not in (None, name):
                 raise InvalidParameterError(
                     f"columns=: the {role} column of {table} is set twice ({key}={name!r} "
@@ -251,13 +257,10 @@ def _table_roles(value: Any, table: str) -> dict[str, str | None]:
         f"{type(value).__name__}", parameter="columns")
 
 
-def _split_flat(key: str) -> tuple[str, str]:
-    """``"truth_user"`` -> ``("truth", "user")``; anything else is an error listing the names."""
+def _split_flat(key: str) -> tuple[str, str] | None:
+    """``"truth_user"`` -> ``("truth", "user")``; None for a name that is no table's role."""
     for table in TABLES:
         role = key.removeprefix(f"{table}_")
         if role != key and role in ROLES:
             return table, role
-    raise InvalidParameterError(
-        f"columns= has an unknown name {key!r}; the roles are {list(ROLES)}, for every "
-        f"table, or <table>_<role> (e.g. 'truth_user') for one of the tables {list(TABLES)}",
-        parameter="columns", examples=[key])
+    return None
