@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 
 from receval._kernels.splitting import count_parts, leakage_counts, repeated_pairs
-from receval.exceptions import DataError, MissingUsersError
+from receval.exceptions import DataError, MissingUsersError, format_examples
 from receval.split._per_user import PerUserPlan, per_user_test
 from receval.split._prepare import SplitInput, check_choice
 from receval.split._types import PARTS, Split, SplitReport
 
 __all__ = ["COLD_POLICIES", "SMALL_POLICIES", "cold_error", "finish", "finish_per_user",
-           "small_users_error", "small_users_policy"]
+           "small_users_error", "small_users_policy", "user_leakage"]
 
 COLD_POLICIES = ("keep", "drop", "error")
 SMALL_POLICIES = ("train", "drop", "error")
@@ -28,20 +28,22 @@ TEST, DROPPED = 1, 2
 
 def small_users_error(n_bad: int, examples: list[Any], column: str | None, rule: str
                       ) -> DataError:
-    """The error of ``small_users="error"``: ``n_bad`` users too small to split."""
+    """The error of ``small_users="error"``: ``n_bad`` users too small to split, named."""
     return DataError(
-        f"{n_bad} users have too few rows to split ({rule}), and small_users='error'; "
-        f"choose small_users='train' (keep their rows in train) or 'drop'",
+        f"{n_bad} users have too few rows to split ({rule}): "
+        f"{format_examples(examples, n_bad)}; and small_users='error': choose "
+        f"small_users='train' (keep their rows in train) or 'drop'",
         parameter="small_users", column=column, n_bad=n_bad, examples=examples)
 
 
 def cold_error(role: str, n_keys: int, n_rows: int, column: str | None, examples: list[Any]
                ) -> DataError:
-    """The error of ``cold_users="error"`` / ``cold_items="error"``."""
+    """The error of ``cold_users="error"`` / ``cold_items="error"``, naming up to five."""
     cls = MissingUsersError if role == "user" else DataError
     return cls(
-        f"{n_keys} test {role}s ({n_rows} test rows) have no training row (cold {role}s), "
-        f"and cold_{role}s='error'; choose cold_{role}s='keep' or 'drop'",
+        f"{n_keys} test {role}s ({n_rows} test rows) have no training row (cold {role}s): "
+        f"{format_examples(examples, n_keys)}; and cold_{role}s='error': choose "
+        f"cold_{role}s='keep' or 'drop'",
         parameter=f"cold_{role}s", column=column, n_bad=n_keys, examples=examples)
 
 
@@ -83,6 +85,22 @@ def _leakage(ts: np.ndarray | None, part: np.ndarray) -> tuple[int | None, float
         return None, None
     late_train, early_test, _, n_test = leakage_counts(part, ts)
     return int(late_train), (float(early_test / n_test) if n_test else None)
+
+
+def user_leakage(inp: SplitInput, part: np.ndarray) -> int | None:
+    """Training rows later than the earliest test row of their own user (None without time).
+
+    Per user u with test rows, ``#{training rows r of u : t_r > min t(test rows of u)}``,
+    summed over users: one pass over the rows grouped by user (``numpy.minimum.reduceat``).
+    """
+    if inp.ts is None or inp.n == 0:
+        return None
+    order, bounds = inp.groups
+    ts, coded = inp.ts[order], part[order]
+    never = np.iinfo(ts.dtype).max if ts.dtype.kind in "iu" else np.inf
+    first_test = np.minimum.reduceat(np.where(coded == TEST, ts, never), bounds[:-1])
+    late = (coded == 0) & (ts > np.repeat(first_test, np.diff(bounds)))
+    return int(np.count_nonzero(late))
 
 
 def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str, Any],
@@ -140,6 +158,7 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
                       users=counts["users"], items=counts["items"], small_users=n_small,
                       small_user_rows=small_rows, dropped_by=dropped_by,
                       leakage_rows=leak_rows, leakage_share=leak_share,
+                      user_leakage_rows=user_leakage(inp, part),
                       repeated_test_rows=repeated, **cold, **report)
     return Split(inp.source, part, rep)
 
