@@ -244,3 +244,26 @@ def test_column_flags_per_table(files: dict[str, Path], tmp_path: Path, command:
     bad = CliRunner().invoke(cli, [*args, "--column", "recs_user"])
     assert bad.exit_code == 2
     assert "--column takes [TABLE_]ROLE=NAME" in bad.output
+
+
+@pytest.mark.parametrize(("name", "text", "value"), [
+    ("ties", "item", "item"), ("missing_predictions", "global_mean", "global_mean"),
+    ("missing_predictions", "2.5", 2.5), ("buckets", "auto", "auto"), ("buckets", "4", 4),
+    ("relevance_threshold", "3", 3.0), ("strict", "yes", True), ("progress", "false", False),
+    ("convention", "ranx", "ranx"), ("train", "t.csv", "t.csv"),
+])
+def test_the_declaration_reads_text_values(name: str, text: str, value: Any) -> None:
+    """What a config file or a flag gives, read by the one declaration."""
+    got = next(o for o in EVALUATE_OPTIONS if o.name == name).read(text)
+    assert got == value
+    assert type(got) is type(value)
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("ties", "random"), ("missing_predictions", "mean"), ("buckets", "2.5"),
+    ("relevance_threshold", "high"), ("strict", "maybe")])
+def test_the_declaration_refuses_bad_text(name: str, text: str) -> None:
+    with pytest.raises(rv.exceptions.InvalidParameterError) as info:
+        next(o for o in EVALUATE_OPTIONS if o.name == name).read(text)
+    assert info.value.parameter == name
+    assert repr(text) in str(info.value)

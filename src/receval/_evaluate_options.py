@@ -89,6 +89,38 @@ class EvaluateOption:
         """Whether a text value is a path to a file (a table or a list of ids)."""
         return self.kind in ("table", "items")
 
+    def read(self, text: str) -> Any:
+        """The value that ``text`` (a flag's value, a config file's string) gives the option.
+
+        Paths (``table``, ``items``) and column names are returned as they are: the caller
+        reads the file (:func:`receval.data.read_table`) or builds the ``Columns``.
+
+        Raises
+        ------
+        InvalidParameterError
+            A text that is none of the choices, or not a number where one is needed.
+        """
+        from receval.exceptions import InvalidParameterError
+
+        words = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+        if text in self.choices or self.kind in ("text", "table", "items", "columns"):
+            return text
+        try:
+            if self.kind in ("number", "choice_or_number"):
+                return float(text)
+            if self.kind == "choice_or_integer":
+                return int(text)
+            if self.kind in ("flag", "switch"):
+                return words[text.strip().lower()]
+        except (KeyError, ValueError):
+            pass
+        wanted = {"choice": f"one of {', '.join(self.choices)}",
+                  "number": "a number", "flag": "true or false", "switch": "true or false",
+                  "choice_or_number": f"one of {', '.join(self.choices)}, or a number",
+                  "choice_or_integer": f"one of {', '.join(self.choices)}, or an integer"}
+        raise InvalidParameterError(f"{self.name} must be {wanted[self.kind]}; got {text!r}",
+                                    parameter=self.name, examples=[text])
+
 
 _O = EvaluateOption
 

@@ -39,16 +39,15 @@ def _help(o: EvaluateOption) -> str:
     return o.help if o.default in (None, False) else f"{o.help} [default: {o.default}]"
 
 
-def _word_or_number(o: EvaluateOption, cast: type) -> Callable[..., Any]:
+def _read_text(o: EvaluateOption) -> Callable[..., Any]:
+    """A click callback reading the flag's text as the declaration says."""
     def convert(ctx: Any, param: Any, value: str | None) -> Any:
-        if value is None or value in o.choices:
-            return value
+        if value is None:
+            return None
         try:
-            return cast(value)
-        except ValueError:
-            raise click.BadParameter(f"{value!r} is none of {', '.join(o.choices)} and not "
-                                     f"{'a number' if cast is float else 'an integer'}"
-                                     ) from None
+            return o.read(value)
+        except InvalidParameterError as exc:
+            raise click.BadParameter(str(exc)) from None
     return convert
 
 
@@ -62,8 +61,7 @@ def _click_option(o: EvaluateOption) -> Callable[[F], F]:
     if o.kind in ("choice_or_number", "choice_or_integer"):
         number = "NUMBER" if o.kind == "choice_or_number" else "N"
         return click.option(*names, metavar="|".join([*o.choices, number]),
-                            callback=_word_or_number(o, float if number == "NUMBER" else int),
-                            **common)
+                            callback=_read_text(o), **common)
     if o.kind == "flag":
         return click.option(*names, is_flag=True, default=False, help=o.help)
     if o.kind == "switch":
