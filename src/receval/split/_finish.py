@@ -19,7 +19,7 @@ from receval.split._prepare import SplitInput, check_choice
 from receval.split._types import PARTS, Split, SplitReport
 
 __all__ = ["COLD_POLICIES", "SMALL_POLICIES", "cold_error", "finish", "finish_per_user",
-           "small_users_error", "small_users_policy", "user_leakage"]
+           "small_users_error", "small_users_policy"]
 
 COLD_POLICIES = ("keep", "drop", "error")
 SMALL_POLICIES = ("train", "drop", "error")
@@ -79,28 +79,20 @@ def _cold(inp: SplitInput, part: np.ndarray, users: np.ndarray, items: np.ndarra
     return found
 
 
-def _leakage(ts: np.ndarray | None, part: np.ndarray) -> tuple[int | None, float | None]:
-    """Training rows after the earliest test row; share of test rows before the last one."""
-    if ts is None:
-        return None, None
-    late_train, early_test, _, n_test = leakage_counts(part, ts)
-    return int(late_train), (float(early_test / n_test) if n_test else None)
+def _leakage(inp: SplitInput, part: np.ndarray
+             ) -> tuple[int | None, float | None, int | None]:
+    """Global leakage (late training rows, share of early test rows) and per-user leakage.
 
-
-def user_leakage(inp: SplitInput, part: np.ndarray) -> int | None:
-    """Training rows later than the earliest test row of their own user (None without time).
-
-    Per user u with test rows, ``#{training rows r of u : t_r > min t(test rows of u)}``,
-    summed over users: one pass over the rows grouped by user (``numpy.minimum.reduceat``).
+    Per-user leakage is the training rows later than the earliest test row of their own
+    user (None without time): per user u with test rows, ``#{training rows r of u : t_r > min t(test
+    rows of u)}`` summed over users; it is at most the first (a row later than its user's
+    earliest test row is later than the earliest of all).
     """
-    if inp.ts is None or inp.n == 0:
-        return None
-    order, bounds = inp.groups
-    ts, coded = inp.ts[order], part[order]
-    never = np.iinfo(ts.dtype).max if ts.dtype.kind in "iu" else np.inf
-    first_test = np.minimum.reduceat(np.where(coded == TEST, ts, never), bounds[:-1])
-    late = (coded == 0) & (ts > np.repeat(first_test, np.diff(bounds)))
-    return int(np.count_nonzero(late))
+    if inp.ts is None:
+        return None, None, None
+    late_train, early_test, _, n_test, own_late = leakage_counts(
+        part, inp.ts, inp.user, len(inp.user_ids))
+    return int(late_train), (float(early_test / n_test) if n_test else None), int(own_late)
 
 
 def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str, Any],
@@ -149,7 +141,7 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
         counts["rows"][name] = int(users[code].sum())
         counts["users"][name] = int(np.count_nonzero(users[code]))
         counts["items"][name] = int(np.count_nonzero(items[code]))
-    leak_rows, leak_share = _leakage(inp.ts, part)
+    leak_rows, leak_share, own_rows = _leakage(inp, part)
     order, bounds = inp.groups
     repeated = int(repeated_pairs(order, bounds, part, inp.item, len(inp.item_ids)))
     full = {**settings, "cold_users": cold_users, "cold_items": cold_items,
@@ -158,7 +150,7 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
                       users=counts["users"], items=counts["items"], small_users=n_small,
                       small_user_rows=small_rows, dropped_by=dropped_by,
                       leakage_rows=leak_rows, leakage_share=leak_share,
-                      user_leakage_rows=user_leakage(inp, part),
+                      user_leakage_rows=own_rows,
                       repeated_test_rows=repeated, **cold, **report)
     return Split(inp.source, part, rep)
 
