@@ -965,8 +965,8 @@ def test_t_columns_override() -> None:
 
 def test_t_explicit_column_missing() -> None:
     with pytest.raises(ColumnNotFoundError, match=r"recs: the user column 'who' \(set by "
-                       r"columns=\) is not in the table; its columns are \['user', 'item', "
-                       r"'score'\]") as info:
+                       r"columns=Columns\(user=...\)\) is not in the table; its columns are "
+                       r"\['user', 'item', 'score'\]") as info:
         rv.evaluate(RECS_S, TRUTH_S, ["mrr"], columns={"user": "who"})
     assert info.value.column == "who"
 

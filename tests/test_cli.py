@@ -178,6 +178,7 @@ def test_convention_tables_fit_an_80_column_terminal(files, monkeypatch):
     """Every library's name and every number is shown whole (folded, never cut with an
     ellipsis) at 80 columns."""
     monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr("receval.cli._render.is_terminal", lambda: True)
     r, t = files
     every = run("conventions")
     assert every.exit_code == 0
@@ -190,3 +191,52 @@ def test_convention_tables_fit_an_80_column_terminal(files, monkeypatch):
     values = side.output.split("what each number is")[0]
     assert "…" not in values
     assert max(len(line) for line in side.output.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("args", [
+    ["evaluate", "{r}", "{t}", "-m", "precision@2", "-m", "ndcg@3"],
+    ["evaluate", "{r}", "{t}", "-m", "ndcg@2", "--all-conventions"],
+    ["conventions"],
+    ["metrics"],
+])
+def test_tables_in_a_pipe_are_markdown_never_wrapped(tmp_path, args):
+    """Rich wrapped tables at 80 columns when stdout was a pipe: markdown there, lines whole."""
+    recs = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 10],
+                         "score": [0.9, 0.8, 0.7]})
+    truth = pd.DataFrame({"user_id": [1, 2], "item_id": [10, 13]})
+    long = "a_rather_long_file_name_that_makes_the_title_wider_than_eighty_columns"
+    r, t = tmp_path / f"{long}_recs.csv", tmp_path / f"{long}_truth.csv"
+    recs.to_csv(r, index=False)
+    truth.to_csv(t, index=False)
+    out = run(*[a.format(r=r, t=t) for a in args])
+    assert out.exit_code == 0, out.output
+    assert "┃" not in out.stdout
+    assert "━" not in out.stdout
+    assert "|---" in out.stdout or "|:---" in out.stdout or "|-" in out.stdout
+    if args[0] == "evaluate" and "--all-conventions" not in args:
+        assert f"{long}_recs.csv vs {long}_truth.csv" in out.stdout  # the title, whole
+        assert "| NDCG@3" in out.stdout
+
+
+def test_tables_on_a_terminal_are_rich(files, monkeypatch):
+    monkeypatch.setattr("receval.cli._render.is_terminal", lambda: True)
+    r, t = files
+    out = run("evaluate", str(r), str(t), "-m", "precision@2")
+    assert out.exit_code == 0, out.output
+    assert "┃" in out.stdout
+
+
+def test_each_warning_is_shown_once(tmp_path):
+    """Tied scores at the cutoff in every fold: one note, not one per fold or per model."""
+    data = pd.DataFrame({"user_id": [u for u in range(8) for _ in range(4)],
+                         "item_id": [i for _ in range(8) for i in range(4)],
+                         "rating": [4.0] * 32})
+    path = tmp_path / "data.csv"
+    data.to_csv(path, index=False)
+    out = CliRunner().invoke(cli, ["cv", str(path), "--model", "popular", "--model",
+                                   "random", "-m", "ndcg@1", "--folds", "2", "-k", "2"])
+    assert out.exit_code == 0, out.output
+    notes = [line for line in out.output.splitlines() if line.startswith("note:")]
+    assert notes
+    assert len(notes) == len(set(notes))
+    assert "Warning:" not in out.output  # not also shown by Python's warning printer

@@ -40,7 +40,7 @@ def test_cv_csv_equals_the_library(ratings_file):
               "-m", "precision@5", "-m", "mae", "--folds", "4", "--by", "users", "--seed", "3",
               "-k", "5", "-t", "4", "--no-relevant", "zero", "--format", "csv")
     assert out.exit_code == 0, out.output
-    got = pd.read_csv(io.StringIO(out.output)).set_index(["model", "fold"])
+    got = pd.read_csv(io.StringIO(out.stdout)).set_index(["model", "fold"])
     data = read_table(ratings_file, role="truth")
     expected = rv.cross_validate(
         {"popular": rv.models.MostPopular(), "global-mean": rv.models.GlobalMean()}, data,

@@ -111,6 +111,16 @@ def test_worked_example_ties_at_the_cut(spark):  # noqa: F811
         assert s.report.target_test_rows == 2
 
 
+@pytest.mark.parametrize("at", [10**9, -1])
+def test_at_that_empties_a_part_is_the_in_memory_error(spark, at):  # noqa: F811
+    """One rule for every global cut (issue 22): both parts need a row, as in memory."""
+    log = pd.DataFrame({"user_id": [1, 2, 1, 2], "item_id": list("abcd"),
+                        "timestamp": [5, 1, 7, 3], "row": range(4)})
+    assert assert_same(to_spark(spark, log), "temporal", at=at) is None  # the same error
+    s = assert_same(to_spark(spark, log), "random", test_size=0.5, seed=4)
+    assert s.report.user_leakage_rows is not None
+
+
 def test_cold_user_of_a_per_user_split_dropped_in_its_partition(spark):  # noqa: F811
     """User 1's three rows share the time 5: its latest row is a block of three, all in test
     under ties="test", so user 1 has no training row: cold, dropped (3 rows). User 2's test

@@ -195,3 +195,121 @@ def test_cold_items_error_names_the_items(log):
 def test_errors_are_value_errors(log):
     with pytest.raises(ValueError, match="test_size"):
         rv.split.random(log, test_size=2)
+
+
+# --- issue 22: the 'error' policies name the keys; one rule for empty global parts ---------
+
+#: Eight users: user u has u rows (1..8), item ids u*10 + i; times increase within users.
+MANY = pd.DataFrame([(u, u * 10 + i, u * 100 + i) for u in range(1, 9) for i in range(u)],
+                    columns=["user_id", "item_id", "timestamp"])
+
+SMALL = {  # splitter -> (kwargs, the small users it must name)
+    "random": ({"test_size": 0.2, "per_user": True}, [1, 2]),
+    "temporal": ({"test_size": 0.2, "per_user": True}, [1, 2]),
+    "leave_k_out": ({"k": 2}, [1, 2]),
+    "leave_k_out min_rows": ({"k": 1, "min_rows": 7}, [1, 2, 3, 4, 5, "... (6 in all)"]),
+}
+
+
+@pytest.mark.parametrize("case", list(SMALL))
+def test_small_users_error_names_up_to_five(case):
+    kwargs, named = SMALL[case]
+    fn = getattr(rv.split, case.split()[0])
+    with pytest.raises(DataError, match="small_users='error'") as err:
+        fn(MANY, small_users="error", **kwargs)
+    shown = ", ".join(str(u) if isinstance(u, int) else u for u in named)
+    assert f"{': ' + shown}; and small_users='error'" in str(err.value)
+    assert list(err.value.examples) == [u for u in named if isinstance(u, int)][:5]
+
+
+COLD = {  # splitter -> kwargs; every item is cold (each row has its own item)
+    "random": {"test_size": 0.3},
+    "random per user": {"test_size": 0.5, "per_user": True},
+    "temporal": {"test_size": 0.3},
+    "temporal at": {"at": 650},
+    "temporal per user": {"test_size": 0.5, "per_user": True},
+    "leave_k_out": {"k": 1},
+    "kfold": {"n_splits": 3},
+}
+
+
+@pytest.mark.parametrize("role", ["item", "user"])
+@pytest.mark.parametrize("case", list(COLD))
+def test_cold_error_names_up_to_five(case, role):
+    fn = getattr(rv.split, case.split()[0])
+    kwargs = dict(COLD[case])
+    if role == "user" and case not in ("temporal", "temporal at", "kfold"):
+        kwargs["cold_items"] = "keep"  # these splits keep every user in train: no cold user
+        data = MANY.assign(user_id=range(len(MANY)))  # one row per user: every test user cold
+        if "per user" in case or case == "leave_k_out":
+            return _no_cold_users(fn, data, kwargs)
+    else:
+        data = MANY
+    if case == "kfold" and role == "user":
+        kwargs["by"] = "users"
+    with pytest.raises(DataError, match=f"cold_{role}s='error'") as err:
+        fn(data, **{f"cold_{role}s": "error"}, **kwargs)
+    message, examples = str(err.value), list(err.value.examples)
+    assert examples
+    assert len(examples) <= 5
+    assert f"have no training row (cold {role}s): {examples[0]!r}" in message
+    assert err.value.n_bad is not None
+    if err.value.n_bad > 5:
+        assert f"({err.value.n_bad} in all)" in message
+
+
+def _no_cold_users(fn, data, kwargs):
+    """A per-user split keeps one-row users wholly in train: no cold user to name."""
+    s = fn(data, cold_users="error", **kwargs)
+    assert s.report.cold_users == 0
+
+
+@pytest.mark.parametrize(("kwargs", "empty"), [
+    ({"at": 1000}, "test"), ({"at": 809}, "test"),
+    ({"at": 100}, "train"), ({"at": -5}, "train"),
+    ({"test_size": 0.01}, "test"), ({"test_size": 0.99}, "train"),
+])
+def test_a_global_cut_that_empties_a_part_is_an_error(kwargs, empty):
+    """temporal(at=) after the last time returned an empty test part; a share was an error."""
+    with pytest.raises(EmptyInputError) as err:
+        rv.split.temporal(MANY, **kwargs)
+    message = str(err.value)
+    if "at" in kwargs:
+        assert f"the {empty} part would be empty" in message
+        assert "choose a time between 100 and 807" in message
+        assert err.value.parameter == "at"
+    else:
+        assert f"0 {'test' if empty == 'test' else 'training'} rows" in message
+
+
+def test_the_same_rule_from_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from receval.cli import cli
+
+    path = tmp_path / "log.csv"
+    MANY.to_csv(path, index=False)
+    out = CliRunner().invoke(cli, ["split", str(path), "--method", "temporal", "--at", "1000",
+                                   "-o", str(tmp_path / "tr.csv"), "-o", str(tmp_path / "te.csv")])
+    assert out.exit_code == 2
+    assert "at=1000 is after the latest time 807" in out.output
+    assert not (tmp_path / "tr.csv").exists()
+
+
+def test_per_user_leakage_hand_computed():
+    log = pd.DataFrame({"user_id": [1, 1, 1, 2, 2, 3], "item_id": [1, 2, 3, 1, 2, 1],
+                        "timestamp": [10, 20, 30, 15, 25, 40]})
+    # per user latest: test user 1 t=20, 30 and user 2 t=25; train 10, 15 and 40 (user 3: small)
+    s = rv.split.temporal(log, test_size=0.5, per_user=True)
+    assert s.test_rows.tolist() == [1, 2, 4]  # user 1: floor(1.5 + .5) = 2 rows: 20, 30
+    # global: train rows later than min test time 20: 40 -> 1; per user: none
+    assert (s.report.leakage_rows, s.report.user_leakage_rows) == (1, 0)
+    assert "leakage, per user: 0 training rows" in str(s.report)
+    # a global random split: user 1's test row t=10 precedes its training rows 20 and 30
+    r = rv.split.random(log, test_size=0.5, seed=3)
+    train, test = log.iloc[r.train_rows], log.iloc[r.test_rows]
+    expected = sum(int((train.loc[train.user_id == u, "timestamp"] > t).sum())
+                   for u, t in test.groupby("user_id")["timestamp"].min().items())
+    assert r.report.user_leakage_rows == expected
+    no_time = rv.split.random(log.drop(columns="timestamp"), test_size=0.5)
+    assert no_time.report.user_leakage_rows is None

@@ -108,7 +108,7 @@ def test_errors_exit_2(tmp_path, log_file):
     out = CliRunner().invoke(cli, ["split", str(path), "-o", str(tmp_path / "a.txt"),
                                    "-o", str(tmp_path / "b.csv")])
     assert out.exit_code == 2
-    assert "cannot tell the output format" in out.output
+    assert "-o TRAIN: cannot tell the format" in out.output
     out = CliRunner().invoke(cli, ["split", str(path), "--method", "temporal"])
     assert out.exit_code == 2
     assert "exactly one of test_size" in out.output

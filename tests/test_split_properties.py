@@ -82,6 +82,9 @@ def _naive_report(log: pd.DataFrame, s: rv.split.Split) -> None:
         assert r.leakage_rows == int((train["timestamp"] > test["timestamp"].min()).sum())
         assert r.leakage_share == pytest.approx(
             float((test["timestamp"] < train["timestamp"].max()).mean()))
+    first_test = test.groupby("user_id")["timestamp"].min().rename("first").reset_index()
+    own = train[["user_id", "timestamp"]].merge(first_test, on="user_id")  # users with tests
+    assert r.user_leakage_rows == int((own["timestamp"] > own["first"]).sum())
 
 
 def _check_time_order(log: pd.DataFrame, s: rv.split.Split, strict: bool, per_user: bool
@@ -178,10 +181,14 @@ def test_temporal_at(log, data):
     at_row = data.draw(st.integers(0, len(log) - 1))
     at = log["timestamp"].iloc[at_row]
     at = str(at) if isinstance(at, pd.Timestamp) else int(at)
-    s = rv.split.temporal(log, at=at)
-    _check_partition(log, s)
     expected = np.flatnonzero((log["timestamp"] >= pd.Timestamp(at)
                                if isinstance(at, str) else log["timestamp"] >= at).to_numpy())
+    if len(expected) in (0, len(log)):  # one rule for every global cut: both parts need a row
+        with pytest.raises(rv.exceptions.EmptyInputError, match="would be empty"):
+            rv.split.temporal(log, at=at)
+        return
+    s = rv.split.temporal(log, at=at)
+    _check_partition(log, s)
     assert np.array_equal(s.test_rows, expected)
     _naive_report(log, s)
 

@@ -12,6 +12,7 @@ import numpy as np
 from receval import conventions
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge, truth_grade_sum
+from receval._evaluate_options import choices_of
 from receval._exact import ExactSum
 from receval._result import EvaluationResult
 from receval.conventions import Convention
@@ -21,8 +22,6 @@ from receval.data._buckets import (
     read_bucket,
     split_into_buckets,
 )
-from receval.data._build import TIE_POLICIES
-from receval.data._checks import DUPLICATE_POLICIES
 from receval.data._encode import ID_CASTS
 from receval.data._side import prepare_side
 from receval.data._spark import is_spark_frame
@@ -31,13 +30,11 @@ from receval.metrics import Metric, parse
 
 __all__ = ["evaluate", "make_options", "with_side_inputs"]
 
-_POLICIES = {
-    "no_relevant": ("skip", "zero", "error"),
-    "missing_recs": ("zero", "skip", "error"),
-    "recs_without_truth": ("ignore", "zero", "error"),
-    "truth_scope": ("all", "recommended"),
-    "score_precision": ("float64", "float32"),
-}
+#: The choices of each policy, from the one declaration of evaluate's options.
+_POLICIES = {name: choices_of(name) for name in (
+    "no_relevant", "missing_recs", "recs_without_truth", "truth_scope", "score_precision",
+    "missing_predictions", "duplicates", "negative_grades", "item_features_missing",
+    "per_user")}
 
 
 def _choice(name: str, value: Any, options: Sequence[str]) -> str:
@@ -221,10 +218,10 @@ def evaluate(
     opts = dataclasses.replace(
         opts, item_features_sep=item_features_sep,
         item_features_missing=_choice("item_features_missing", item_features_missing,
-                                      ("error", "skip")))
+                                      _POLICIES["item_features_missing"]))
     opts = with_side_inputs(opts, train, item_features)
     spark = is_spark_frame(recs) or is_spark_frame(truth)
-    if _choice("per_user", per_user, ("pandas", "spark")) == "spark" and not spark:
+    if _choice("per_user", per_user, _POLICIES["per_user"]) == "spark" and not spark:
         raise InvalidParameterError(
             "per_user='spark' keeps the per-user values in Spark: it needs recs and truth as "
             f"Spark DataFrames, got {type(recs).__name__} and {type(truth).__name__}; leave "
@@ -331,10 +328,11 @@ def make_options(
                             "truth_scope", "score_precision")}
     if not (isinstance(missing_predictions, (int, float)) and not isinstance(
             missing_predictions, bool) and np.isfinite(missing_predictions)):
-        _choice("missing_predictions", missing_predictions, ("error", "skip", "global_mean"))
+        _choice("missing_predictions", missing_predictions, _POLICIES["missing_predictions"])
     pol["missing_predictions"] = missing_predictions
-    pol["duplicates"] = _choice("duplicates", duplicates, DUPLICATE_POLICIES)
-    pol["negative_grades"] = _choice("negative_grades", negative_grades, ("error", "allow"))
+    pol["duplicates"] = _choice("duplicates", duplicates, _POLICIES["duplicates"])
+    pol["negative_grades"] = _choice("negative_grades", negative_grades,
+                                     _POLICIES["negative_grades"])
     if id_cast not in ID_CASTS:
         raise InvalidParameterError(f"id_cast must be None, 'str' or 'int'; got {id_cast!r}",
                                     parameter="id_cast", examples=[id_cast])
@@ -346,7 +344,7 @@ def make_options(
             f"got {threshold!r}", parameter="relevance_threshold", examples=[threshold])
     return Options(
         specs=tuple(specs), columns=Columns.coerce(columns),
-        ties=_choice("ties", resolved["ties"], TIE_POLICIES), policies=pol,
+        ties=_choice("ties", resolved["ties"], choices_of("ties")), policies=pol,
         relevance_threshold=threshold, id_cast=id_cast, strict=bool(strict),
         catalog=_catalog(catalog), convention=conv, overrides=overrides)
 

@@ -156,16 +156,21 @@ def count_parts(part: np.ndarray, user: np.ndarray, item: np.ndarray, n_users: i
 
 
 @njit()
-def leakage_counts(part: np.ndarray, ts: np.ndarray) -> tuple[int, int, int, int]:
+def leakage_counts(part: np.ndarray, ts: np.ndarray, user: np.ndarray, n_users: int
+                   ) -> tuple[int, int, int, int, int]:
     """Leakage counts in two passes.
 
     Returns the training rows later than the earliest test row, the test rows earlier than
-    the latest training row, and the numbers of training and test rows (part codes 0, 1).
+    the latest training row, the numbers of training and test rows (part codes 0, 1), and
+    the training rows later than the earliest test row of their own user (``user``: each
+    row's user code, below ``n_users``).
     """
     n_train = 0
     n_test = 0
     min_test = ts[0]
     max_train = ts[0]
+    first_test = np.empty(n_users, dtype=ts.dtype)
+    has_test = np.zeros(n_users, dtype=np.bool_)
     for i in range(len(part)):
         if part[i] == 0:
             if n_train == 0 or ts[i] > max_train:
@@ -175,16 +180,24 @@ def leakage_counts(part: np.ndarray, ts: np.ndarray) -> tuple[int, int, int, int
             if n_test == 0 or ts[i] < min_test:
                 min_test = ts[i]
             n_test += 1
+            u = user[i]
+            if not has_test[u] or ts[i] < first_test[u]:
+                first_test[u] = ts[i]
+                has_test[u] = True
     late_train = 0
     early_test = 0
+    own_late = 0
     if n_train == 0 or n_test == 0:
-        return 0, 0, n_train, n_test
+        return 0, 0, n_train, n_test, 0
     for i in range(len(part)):
         if part[i] == 0 and ts[i] > min_test:
             late_train += 1
+            u = user[i]
+            if has_test[u] and ts[i] > first_test[u]:
+                own_late += 1
         elif part[i] == 1 and ts[i] < max_train:
             early_test += 1
-    return late_train, early_test, n_train, n_test
+    return late_train, early_test, n_train, n_test, own_late
 
 
 @njit()

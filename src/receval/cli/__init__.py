@@ -6,14 +6,14 @@ import contextlib
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
-from receval.cli import _report
-from receval.cli._compare import compare as compare_cmd
-from receval.data._build import TIE_POLICIES
+from receval.cli._options import evaluate_flags, read_evaluate_flags, read_input
+from receval.cli._render import notes
 from receval.exceptions import RecevalError
 
 __all__ = ["main"]
@@ -22,14 +22,36 @@ _FORMATS = ("table", "markdown", "latex", "json", "csv")
 
 
 def _console() -> Any:
-    from rich.console import Console
+    from receval.cli._render import Printer
 
-    return Console(highlight=False, soft_wrap=False)
+    return Printer()
 
 
 def _fail(exc: RecevalError) -> None:
     click.echo(f"error: {exc}", err=True)
     sys.exit(2)
+
+
+@contextlib.contextmanager
+def recorded() -> Iterator[list[str]]:
+    """Record the warnings of a block: receval's become the notes the command prints once.
+
+    Other libraries' warnings are shown as Python shows them, each once.
+    """
+    from receval.exceptions import RecevalWarning
+
+    messages: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield messages
+    others: set[tuple[type[Warning], str]] = set()
+    for w in caught:
+        if issubclass(w.category, RecevalWarning):
+            messages.append(str(w.message))
+        elif (w.category, str(w.message)) not in others:
+            others.add((w.category, str(w.message)))
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    messages[:] = list(dict.fromkeys(messages))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -38,96 +60,90 @@ def cli() -> None:
     """receval: exact, explicit and fast evaluation of recommender systems."""
 
 
-cli.add_command(compare_cmd)
+_INPUT = click.Path(exists=True, path_type=Path)
 
 
 @cli.command()
-@click.argument("recs", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("truth", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("recs", type=_INPUT)
+@click.argument("truth", type=_INPUT)
 @click.option("-m", "--metric", "metrics", multiple=True, required=True,
               help="A metric, e.g. ndcg@10 or 'ap(denominator=relevant)@10'; repeatable.")
-@click.option("-c", "--convention", default=None, metavar="NAME",
-              help="Reproduce a library's numbers (receval conventions lists them).")
 @click.option("--all-conventions", is_flag=True,
               help="Evaluate under receval's defaults and every convention, side by side.")
-@click.option("-t", "--relevance-threshold", type=float, default=None,
-              help="Grades >= this are relevant (default: the convention's, or every "
-                   "positive grade).")
-@click.option("--ties", type=click.Choice(list(TIE_POLICIES)), default=None,
-              help="Order of items with equal scores (default: the convention's, or "
-                   "stable).")
-@click.option("--no-relevant", type=click.Choice(["skip", "zero", "error"]), default=None,
-              help="Truth users without a relevant item (default: the convention's, or "
-                   "skip).")
-@click.option("--missing-recs", type=click.Choice(["zero", "skip", "error"]), default=None,
-              help="Truth users without recommendations (default: the convention's, or "
-                   "zero).")
-@click.option("--recs-without-truth", type=click.Choice(["ignore", "zero", "error"]),
-              default=None, help="Users with recommendations but no truth (default: the "
-              "convention's, or ignore).")
-@click.option("--missing-predictions", default=None,
-              help="Rating metrics: error, skip, global_mean, or a number (default: the "
-                   "convention's, or error).")
-@click.option("--user-col", default=None, help="Column of user ids (both files).")
-@click.option("--item-col", default=None, help="Column of item ids (both files).")
-@click.option("--score-col", default=None, help="Column of scores in RECS.")
-@click.option("--rating-col", default=None, help="Column of grades in TRUTH.")
+@evaluate_flags
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="table",
               show_default=True, help="Output format.")
-@click.option("--per-user", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write per-user values to this CSV or Parquet file.")
-@click.option("--strict", is_flag=True, help="Turn every warning into an error.")
-@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--per-user", type=click.Path(path_type=Path), default=None,
+              help="Also write per-user values to this file; the format follows the "
+                   "extension: .csv, .tsv, .parquet, .jsonl/.json, .xlsx (with openpyxl).")
+@click.option("--report", "report_file", type=click.Path(path_type=Path),
               default=None, help="Also write a standalone HTML report to this file.")
-def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], convention: str | None,
-             all_conventions: bool, relevance_threshold: float | None, ties: str | None,
-             no_relevant: str | None, missing_recs: str | None,
-             recs_without_truth: str | None, missing_predictions: str | None,
-             user_col: str | None, item_col: str | None, score_col: str | None,
-             rating_col: str | None, fmt: str, per_user: Path | None, strict: bool,
-             report_file: Path | None) -> None:
+def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], all_conventions: bool,
+             fmt: str, per_user: Path | None, report_file: Path | None,
+             **given: Any) -> None:
     """Evaluate the recommendations in RECS against TRUTH (CSV, TSV, Parquet or JSON lines)."""
     import receval as rv
-    from receval.data._files import read_table
+    from receval.cli._outputs import check_paths, staged, table_format, write_table
 
-    options = _evaluate_options(
-        relevance_threshold=relevance_threshold, ties=ties, no_relevant=no_relevant,
-        missing_recs=missing_recs, recs_without_truth=recs_without_truth,
-        missing_predictions=missing_predictions, user_col=user_col, item_col=item_col,
-        score_col=score_col, rating_col=rating_col, strict=strict)
     started = time.perf_counter()
+    title = f"{recs.name} vs {truth.name}"
     try:
-        recs_frame, truth_frame = read_table(recs, role="recs"), read_table(truth, role="truth")
+        inputs = _inputs(recs=recs, truth=truth, **given)
+        outputs = check_paths({"--per-user": per_user, "--report": report_file}, inputs,
+                              tables=("--per-user",))
+        options = read_evaluate_flags(given)
+        convention = options.pop("convention", None)
+        recs_frame, truth_frame = _read_inputs(recs, truth, given)
         if all_conventions:
-            if convention is not None:
+            other = [flag for flag, value in (("--convention", convention), *outputs.items())
+                     if value is not None]
+            if other:
                 raise rv.exceptions.InvalidParameterError(
-                    "--convention and --all-conventions exclude each other",
-                    parameter="convention")
-            _side_by_side(rv.conventions.side_by_side(recs_frame, truth_frame, list(metrics),
-                                                      **options),
-                          fmt, f"{recs.name} vs {truth.name}", started)
+                    f"--all-conventions and {other[0]} exclude each other (one evaluation per "
+                    f"convention: no single convention, per-user table or report)",
+                    parameter="all_conventions", examples=other)
+            with recorded() as caught:
+                sbs = rv.conventions.side_by_side(recs_frame, truth_frame, list(metrics),
+                                                  **options)
+            _side_by_side(sbs, fmt, title, started, caught)
             return
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", rv.RecevalWarning)
+        with recorded() as caught:
             ev = rv.evaluate(recs_frame, truth_frame, list(metrics), convention=convention,
                              **options)
+        elapsed = time.perf_counter() - started
+        with staged(list(outputs.values())) as tmp:
+            if report_file is not None:
+                from receval.cli._report import write_report
+
+                write_report(ev, tmp[outputs["--report"]], recs=recs_frame, truth=truth_frame,
+                             train=options.get("train"), names=_names(inputs), title=title,
+                             notes=caught)
+            if per_user is not None:
+                path = outputs["--per-user"]
+                write_table(ev.per_user.reset_index(), tmp[path],
+                            table_format(path, "--per-user"), target=path)
     except RecevalError as exc:
         _fail(exc)
         return
-    elapsed = time.perf_counter() - started
-    if report_file is not None:
-        from receval.cli._report import write_report
+    _print_result(ev, fmt, title, caught, elapsed)
 
-        write_report(ev, report_file, recs=recs_frame, truth=truth_frame,
-                     names={"recs": str(recs), "truth": str(truth)},
-                     title=f"{recs.name} vs {truth.name}",
-                     notes=[str(w.message) for w in caught])
-    if per_user is not None:
-        frame = ev.per_user.reset_index()
-        if per_user.suffix.lower() in (".parquet", ".pq"):
-            frame.to_parquet(per_user, index=False)
-        else:
-            frame.to_csv(per_user, index=False)
+
+def _inputs(**paths: Any) -> dict[str, Any]:
+    """The input files of a command, by parameter (outputs must not overwrite them)."""
+    return {name: value for name, value in paths.items()
+            if isinstance(value, Path) and name not in ("per_user", "report_file", "output")}
+
+
+def _names(inputs: dict[str, Any]) -> dict[str, str]:
+    return {name: str(path) for name, path in inputs.items()
+            if name in ("recs", "truth", "train", "item_features")}
+
+
+def _read_inputs(recs: Path, truth: Path, given: dict[str, Any]) -> tuple[Any, Any]:
+    return read_input(recs, "recs", given), read_input(truth, "truth", given)
+
+
+def _print_result(ev: Any, fmt: str, title: str, caught: list[str], elapsed: float) -> None:
     if fmt == "json":
         click.echo(ev.to_json())
     elif fmt == "markdown":
@@ -137,34 +153,17 @@ def evaluate(recs: Path, truth: Path, metrics: tuple[str, ...], convention: str 
     elif fmt == "csv":
         click.echo(ev.to_frame().to_csv(), nl=False)
     else:
-        from receval.cli._render import notes, result_table, users_table
+        from receval.cli._render import result_table, users_table
 
         console = _console()
         if ev.caption:
             console.print(ev.caption)
-        console.print(result_table({"value": ev}, title=f"{recs.name} vs {truth.name}"))
+        console.print(result_table({"value": ev}, title=title))
         console.print(users_table(ev))
-        notes(console, [str(w.message) for w in caught], elapsed)
+    notes(caught, elapsed if fmt == "table" else None)
 
 
-def _evaluate_options(*, relevance_threshold: float | None, ties: str | None,
-                      no_relevant: str | None, missing_recs: str | None,
-                      recs_without_truth: str | None, missing_predictions: str | None,
-                      user_col: str | None, item_col: str | None, score_col: str | None,
-                      rating_col: str | None, strict: bool) -> dict[str, Any]:
-    """The keyword arguments of ``receval.evaluate`` from the shared command-line options."""
-    from receval._columns import Columns
-
-    fill: str | float | None = missing_predictions
-    with contextlib.suppress(TypeError, ValueError):
-        fill = float(missing_predictions)  # type: ignore[arg-type]
-    cols = Columns(user=user_col, item=item_col, score=score_col, rating=rating_col)
-    return dict(relevance_threshold=relevance_threshold, ties=ties, no_relevant=no_relevant,
-                missing_recs=missing_recs, recs_without_truth=recs_without_truth,
-                missing_predictions=fill, columns=cols, strict=strict)
-
-
-def _side_by_side(sbs: Any, fmt: str, title: str, started: float) -> None:
+def _side_by_side(sbs: Any, fmt: str, title: str, started: float, caught: list[str]) -> None:
     if fmt == "json":
         import json
 
@@ -180,14 +179,14 @@ def _side_by_side(sbs: Any, fmt: str, title: str, started: float) -> None:
     elif fmt == "csv":
         click.echo(sbs.values.to_csv(), nl=False)
     else:
-        from receval.cli._render import frame_table, notes
+        from receval.cli._render import frame_table
 
         console = _console()
         console.print(frame_table(sbs.values.T, title=f"{title}, every convention"))
         console.print(frame_table(sbs.names.T, title="what each number is "
                                   "(library name = receval label)"))
-        notes(console, [f"{conv}: {m}" for conv, ms in sbs.notes.items() for m in ms],
-              time.perf_counter() - started)
+    notes([*caught, *(f"{conv}: {m}" for conv, ms in sbs.notes.items() for m in ms)],
+          time.perf_counter() - started if fmt == "table" else None)
 
 
 @cli.command(name="conventions")
@@ -289,14 +288,12 @@ def metrics_cmd(name: str | None) -> None:
 @click.option("-k", default=10, show_default=True, help="Length of the recommendation lists.")
 def demo(users: int, items: int, seed: int, k: int) -> None:
     """Evaluate two baselines on an embedded, seeded sample data set (no download)."""
-    import receval as rv
     from receval import _demo
-    from receval.cli._render import notes, result_table
+    from receval.cli._render import result_table
 
     console = _console()
     started = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", rv.RecevalWarning)
+    with recorded() as caught:
         demo_run = _demo.experiment(users, items, seed=seed, k=k)
     ratings, (train, test) = demo_run.ratings, demo_run.split
     console.print(
@@ -313,13 +310,16 @@ def demo(users: int, items: int, seed: int, k: int) -> None:
         f" skipped (no held-out rating >= 4); every user of the test set is accounted for")
     rating = {name: demo_run.rating.results[(name, 0)] for name in demo_run.rating.models}
     console.print(result_table(rating, title="rating prediction"))
-    notes(console, sorted({str(w.message) for w in caught}), time.perf_counter() - started)
+    notes(caught, time.perf_counter() - started)
 
 
+from receval.cli._compare import compare as _compare_command  # noqa: E402
 from receval.cli._cv import cv as _cv_command  # noqa: E402
+from receval.cli._report import report as _report_command  # noqa: E402
 from receval.cli._split import split_cmd  # noqa: E402
 
-cli.add_command(_report.report(evaluate))
+cli.add_command(_compare_command)
+cli.add_command(_report_command)
 cli.add_command(_cv_command)
 cli.add_command(split_cmd)
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
 import click
 
-from receval.exceptions import RecevalError
+from receval.cli._options import evaluate_flags, read_evaluate_flags, read_input
+from receval.cli._render import notes
+from receval.exceptions import RecevalError, format_examples
 
 __all__ = ["compare"]
 
@@ -18,9 +18,8 @@ _FORMATS = ("table", "markdown", "latex", "json", "csv")
 
 
 @click.command()
-@click.argument("truth", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("runs", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("truth", type=click.Path(exists=True, path_type=Path))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("-m", "--metric", "metrics", multiple=True, required=True,
               help="A metric, e.g. ndcg@10; repeatable.")
 @click.option("--test", default="t", show_default=True,
@@ -37,53 +36,54 @@ _FORMATS = ("table", "markdown", "latex", "json", "csv")
 @click.option("--users", default="common", show_default=True, help="common or union.")
 @click.option("--coverage", default="both", show_default=True,
               help="Rating metrics: both, common or fill.")
-@click.option("-c", "--convention", default=None, metavar="NAME")
-@click.option("-t", "--relevance-threshold", type=float, default=None)
-@click.option("--missing-predictions", default=None,
-              help="Rating metrics: global_mean or a number (the fill reading).")
+@evaluate_flags
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="table",
               show_default=True)
-@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--report", "report_file", type=click.Path(path_type=Path),
               default=None, help="Also write a standalone HTML report to this file.")
 def compare(truth: Path, runs: tuple[Path, ...], metrics: tuple[str, ...], test: str,
             correction: str, baseline: str | None, names: str | None, alpha: float,
             confidence: float, seed: int, n_resamples: int, users: str, coverage: str,
-            convention: str | None, relevance_threshold: float | None,
-            missing_predictions: str | None, fmt: str, report_file: Path | None) -> None:
+            fmt: str, report_file: Path | None, **given: Any) -> None:
     """Compare RUNS (recommendation files) against TRUTH with paired tests.
 
     Example: receval compare test.csv knn.csv pop.csv -m ndcg@10 --test t --correction holm
     """
     import receval as rv
-    from receval.data._files import read_table
+    from receval.cli import _fail, _inputs, recorded
+    from receval.cli._outputs import check_paths, staged
 
     labels = names.split(",") if names else [r.stem for r in runs]
-    fill: Any = missing_predictions
-    with contextlib.suppress(TypeError, ValueError):
-        fill = float(missing_predictions)  # type: ignore[arg-type]
     started = time.perf_counter()
     try:
         if len(labels) != len(runs):
             raise rv.exceptions.InvalidParameterError(
                 f"--names gives {len(labels)} names for {len(runs)} runs", parameter="names")
-        truth_frame = read_table(truth, role="truth")
-        systems = {name: read_table(path, role="recs")
+        repeated = sorted({name for name in labels if labels.count(name) > 1})
+        if repeated:
+            raise rv.exceptions.InvalidParameterError(
+                f"system names repeat ({format_examples(repeated)}): each run needs its own "
+                f"name; give them with --names a,b,...", parameter="names", examples=repeated)
+        inputs = _inputs(truth=truth, **{f"run {i + 1}": r for i, r in enumerate(runs)},
+                         **given)
+        out = check_paths({"--report": report_file}, inputs)
+        options = read_evaluate_flags(given)
+        truth_frame = read_input(truth, "truth", given)
+        systems = {name: read_input(path, "recs", given)
                    for name, path in zip(labels, runs, strict=True)}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", rv.RecevalWarning)
+        with recorded() as caught:
             cmp = rv.compare(systems, truth_frame, list(metrics), test=test,
                              correction=None if correction == "none" else correction,
                              baseline=baseline, alpha=alpha, confidence=confidence,
                              n_resamples=n_resamples, seed=seed, users=users,
-                             coverage=coverage, convention=convention,
-                             relevance_threshold=relevance_threshold,
-                             missing_predictions=fill)
+                             coverage=coverage, **options)
+        _print(cmp, fmt, caught, time.perf_counter() - started)
+        if report_file is not None:
+            with staged([out["--report"]]) as tmp:
+                cmp.report(tmp[out["--report"]],
+                           title=f"{', '.join(labels)} vs {truth.name}")
     except RecevalError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise SystemExit(2) from exc
-    _print(cmp, fmt, [str(w.message) for w in caught], time.perf_counter() - started)
-    if report_file is not None:
-        cmp.report(report_file, title=f"{', '.join(labels)} vs {truth.name}")
+        _fail(exc)
 
 
 def _print(cmp: Any, fmt: str, messages: list[str], elapsed: float) -> None:
@@ -117,6 +117,4 @@ def _print(cmp: Any, fmt: str, messages: list[str], elapsed: float) -> None:
             click.echo("Friedman test (Nemenyi post-hoc in the JSON output):")
             click.echo(tabulate(cmp.friedman, headers="keys", tablefmt="github",
                                 showindex=False, floatfmt=".4g"))
-        for m in sorted(set(messages)):
-            click.echo(f"note: {m}", err=True)
-        click.echo(f"({elapsed:.2f} s)", err=True)
+    notes(messages, elapsed)

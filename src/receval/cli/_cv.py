@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 from pathlib import Path
 from typing import Any, Literal
 
 import click
 
+from receval.cli._options import evaluate_flags, read_evaluate_flags
 from receval.exceptions import RecevalError
 
 __all__ = ["MODELS", "cv"]
@@ -31,7 +31,7 @@ def _models() -> Any:
 
 
 @click.command()
-@click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("data", type=click.Path(exists=True, path_type=Path))
 @click.option("--model", "model_names", multiple=True, required=True,
               type=click.Choice(list(MODELS)), help="A baseline to cross-validate; repeatable.")
 @click.option("-m", "--metric", "metrics", multiple=True, required=True,
@@ -44,56 +44,58 @@ def _models() -> Any:
 @click.option("-k", default=10, show_default=True, help="Length of the recommendation lists.")
 @click.option("--include-seen", is_flag=True,
               help="Do not leave each user's training items out of their lists.")
-@click.option("-t", "--relevance-threshold", type=float, default=None,
-              help="Grades >= this are relevant (default: every positive grade).")
-@click.option("--no-relevant", type=click.Choice(["skip", "zero", "error"]), default=None,
-              help="Test users without a relevant item (default skip).")
-@click.option("--user-col", default=None, help="Column of user ids.")
-@click.option("--item-col", default=None, help="Column of item ids.")
-@click.option("--rating-col", default=None, help="Column of ratings.")
+@evaluate_flags
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv"]),
               default="table", show_default=True, help="Output format.")
-@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--report", "report_file", type=click.Path(path_type=Path),
               default=None, help="Also write a standalone HTML report to this file.")
 def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds: int, by: str,
-       seed: int, k: int, include_seen: bool, relevance_threshold: float | None,
-       no_relevant: str | None, user_col: str | None, item_col: str | None,
-       rating_col: str | None, fmt: str, report_file: Path | None) -> None:
+       seed: int, k: int, include_seen: bool, fmt: str, report_file: Path | None,
+       **given: Any) -> None:
     """Cross-validate built-in baselines on DATA (CSV, TSV, Parquet or JSON lines).
 
     Example: receval cv ratings.csv --model popular --model random -m ndcg@10 --folds 5
     """
     import receval as rv
+    from receval.cli import _inputs, recorded
+    from receval.cli._options import read_columns
+    from receval.cli._outputs import check_paths, staged
     from receval.data._files import read_table
 
     started = time.perf_counter()
-    cols = rv.Columns(user=user_col, item=item_col, rating=rating_col)
     try:
-        frame = read_table(data, role="truth")
+        out = check_paths({"--report": report_file}, _inputs(data=data, **given))
+        cols = read_columns(given)
+        options = read_evaluate_flags(given, skip=("columns",))
+        frame = read_table(data, role="truth", encoding=str(given.get("encoding")))
         fold_by: Literal["rows", "users"] = "users" if by == "users" else "rows"
         splits = rv.split.kfold(frame, n_splits=folds, by=fold_by, seed=seed, columns=cols)
         models = {name: MODELS[name](seed) for name in dict.fromkeys(model_names)}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", rv.RecevalWarning)
+        with recorded() as caught:
             result = rv.cross_validate(models, frame, list(metrics), split=splits, k=k,
                                        exclude_seen=not include_seen, columns=cols,
-                                       relevance_threshold=relevance_threshold,
-                                       no_relevant=no_relevant)
+                                       **options)
+        _print(result, fmt, f"{data.name}: {folds}-fold cross-validation by {by} (seed "
+               f"{seed}), top-{k}", caught, time.perf_counter() - started)
+        if report_file is not None:
+            with staged([out["--report"]]) as tmp:
+                result.report(tmp[out["--report"]],
+                              title=f"{data.name}: {folds}-fold cross-validation")
     except RecevalError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    _print(result, fmt, f"{data.name}: {folds}-fold cross-validation by {by} (seed {seed}), "
-           f"top-{k}", [str(w.message) for w in caught], time.perf_counter() - started)
-    if report_file is not None:
-        result.report(report_file, title=f"{data.name}: {folds}-fold cross-validation")
 
 
 def _print(result: Any, fmt: str, title: str, messages: list[str], elapsed: float) -> None:
+    from receval.cli._render import Printer, frame_table, notes
+
     per_fold = result.per_fold
+    if result.settings["no_rating_metrics"]:
+        messages = [f"no rating metrics for {', '.join(result.settings['no_rating_metrics'])}"
+                    f" (no predict)", *messages]
     if fmt == "csv":
         click.echo(per_fold.to_csv(), nl=False)
-        return
-    if fmt == "markdown":
+    elif fmt == "markdown":
         from tabulate import tabulate
 
         click.echo(f"{title}\n")
@@ -101,21 +103,14 @@ def _print(result: Any, fmt: str, title: str, messages: list[str], elapsed: floa
                             showindex=False, floatfmt=".4f"))
         click.echo("\nmean ± std over folds\n")
         click.echo(result.to_markdown())
-        return
-    from rich.console import Console
+    else:
+        import pandas as pd
 
-    from receval.cli._render import frame_table, notes
-
-    console = Console(highlight=False, soft_wrap=False)
-    shown = per_fold.copy()
-    shown.index = [f"{model} / fold {fold}" for model, fold in shown.index]
-    console.print(frame_table(shown, title=f"{title}: per fold"))
-    import pandas as pd
-
-    cells = pd.DataFrame([result._cells(m, 4) for m in result.models], index=result.models,
-                         columns=result.labels)
-    console.print(frame_table(cells, title="mean ± std over folds"))
-    if result.settings["no_rating_metrics"]:
-        messages = [f"no rating metrics for {', '.join(result.settings['no_rating_metrics'])}"
-                    f" (no predict)", *messages]
-    notes(console, sorted(set(messages)), elapsed)
+        console = Printer()
+        shown = per_fold.copy()
+        shown.index = [f"{model} / fold {fold}" for model, fold in shown.index]
+        console.print(frame_table(shown, title=f"{title}: per fold"))
+        cells = pd.DataFrame([result._cells(m, 4) for m in result.models],
+                             index=result.models, columns=result.labels)
+        console.print(frame_table(cells, title="mean ± std over folds"))
+    notes(sorted(set(messages)), elapsed if fmt == "table" else None)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import sys
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
+from rich.text import Text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -13,8 +15,60 @@ if TYPE_CHECKING:
     from receval._result import EvaluationResult
     from receval.metrics import MetricInfo
 
-__all__ = ["frame_table", "metric_detail", "metrics_table", "notes", "result_table",
-           "users_table"]
+__all__ = ["Printer", "frame_table", "metric_detail", "metrics_table", "notes", "result_table",
+           "table_markdown", "users_table"]
+
+
+def is_terminal() -> bool:
+    """Whether standard output is an interactive terminal (not a pipe or a file)."""
+    isatty = getattr(sys.stdout, "isatty", None)
+    return bool(isatty is not None and isatty())
+
+
+def _plain(cell: Any) -> str:
+    """A cell or title without rich markup."""
+    if isinstance(cell, Text):
+        return cell.plain
+    return Text.from_markup(str(cell)).plain
+
+
+def table_markdown(table: Table) -> str:
+    """A rich table as a GitHub markdown table (its title as a line above), never wrapped."""
+    from tabulate import tabulate
+
+    headers = [_plain(c.header) for c in table.columns]
+    columns = [[_plain(cell) for cell in c._cells] for c in table.columns]
+    rows = list(zip(*columns, strict=True)) if columns else []
+    align = ["right" if c.justify == "right" else "left" for c in table.columns]
+    body = tabulate(rows, headers=headers, tablefmt="github", colalign=align,
+                    disable_numparse=True)
+    title = _plain(table.title) if table.title else ""
+    return f"{title}\n\n{body}\n" if title else f"{body}\n"
+
+
+class Printer:
+    """Standard output of the commands: rich tables on a terminal, markdown in a pipe.
+
+    A terminal gets rich's tables fitted to its width; a pipe or a file gets every table as
+    markdown and every line whole (rich would wrap them at 80 columns there).
+    """
+
+    def __init__(self, terminal: bool | None = None) -> None:
+        from rich.console import Console
+
+        self.terminal = is_terminal() if terminal is None else terminal
+        self.console = Console(highlight=False, soft_wrap=False) if self.terminal else None
+
+    def print(self, obj: Any) -> None:
+        """Print a table or a line of text (rich markup allowed)."""
+        import click
+
+        if self.console is not None:
+            self.console.print(obj)
+        elif isinstance(obj, Table):
+            click.echo(table_markdown(obj))
+        else:
+            click.echo(_plain(obj))
 
 
 def _num(v: float) -> str:
@@ -122,8 +176,11 @@ def metric_detail(console: Any, info: MetricInfo, doc: str) -> None:
         console.print(f"  {name} (default {spec['default']!r}){opts}: {spec['doc']}")
 
 
-def notes(console: Any, messages: list[str], elapsed: float) -> None:
-    """Warnings raised during the run, then the time taken."""
-    for message in messages:
-        console.print(f"[yellow]note:[/] {message}")
-    console.print(f"[dim]computed in {elapsed:.2f} s[/]")
+def notes(messages: list[str], elapsed: float | None = None) -> None:
+    """Print each distinct warning of the run once, then the time taken, to stderr."""
+    import click
+
+    for message in dict.fromkeys(messages):
+        click.echo(f"note: {message}", err=True)
+    if elapsed is not None:
+        click.echo(f"computed in {elapsed:.2f} s", err=True)

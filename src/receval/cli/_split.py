@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from receval.cli._options import input_flags, read_columns
+from receval.cli._outputs import check_paths, staged, table_format, write_table
 from receval.exceptions import InvalidParameterError, RecevalError
 
-__all__ = ["fold_path", "split_cmd", "write_table"]
+__all__ = ["fold_path", "split_cmd"]
 
 _METHODS = ("random", "temporal", "leave-k-out", "kfold")
 
@@ -27,26 +28,6 @@ def fold_path(path: Path, fold: int) -> Path:
         return path.with_name(path.name.replace("{fold}", str(fold)))
     stem, dot, ext = path.name.partition(".")
     return path.with_name(f"{stem}-fold{fold}{dot}{ext}")
-
-
-def write_table(frame: Any, path: Path) -> None:
-    """Write a pandas DataFrame as CSV, TSV, Parquet or JSON lines, by the extension."""
-    name = path.name.lower()
-    for suffix in (".gz", ".bz2", ".xz", ".zst", ".zip"):
-        name = name.removesuffix(suffix)
-    if name.endswith((".parquet", ".pq")):
-        frame.to_parquet(path, index=False)
-    elif name.endswith((".tsv", ".tab")):
-        frame.to_csv(path, sep="\t", index=False)
-    elif name.endswith((".jsonl", ".ndjson", ".json")):
-        frame.to_json(path, orient="records", lines=True, date_format="iso")
-    elif name.endswith(".csv"):
-        frame.to_csv(path, index=False)
-    else:
-        raise InvalidParameterError(
-            f"cannot tell the output format of {str(path)!r}: end its name in .csv, .tsv, "
-            f".parquet or .jsonl (optionally compressed, e.g. .csv.gz)", parameter="output",
-            examples=[str(path)])
 
 
 def _at_value(at: str | None) -> Any:
@@ -84,7 +65,7 @@ def _options(method: str, given: dict[str, Any]) -> dict[str, Any]:
     return {**given, **{k: v for k, v in _DEFAULTS.items() if given[k] is None}}
 
 
-def _run(data: Path, method: str, options: dict[str, Any]) -> list[Any]:
+def _run(data: Any, method: str, options: dict[str, Any]) -> list[Any]:
     import receval as rv
 
     o = _options(method, options)
@@ -134,47 +115,40 @@ def _run(data: Path, method: str, options: dict[str, Any]) -> list[Any]:
               show_default=True, help="Test rows of users without a training row.")
 @click.option("--cold-items", type=click.Choice(["keep", "drop", "error"]), default="keep",
               show_default=True, help="Test rows of items without a training row.")
-@click.option("--user-col", default=None, help="Column of user ids.")
-@click.option("--item-col", default=None, help="Column of item ids.")
-@click.option("--time-col", default=None, help="Column of timestamps.")
+@input_flags(("user", "item", "timestamp"))
 @click.option("-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
-              help="Write TRAIN, then TEST (give -o twice). kfold writes one pair per fold: "
-                   "'{fold}' in a name is replaced by the fold index, else '-fold<i>' is "
-                   "inserted before the extension.")
+              help="Write TRAIN, then TEST (give -o twice); the format follows the extension "
+                   "(.csv, .tsv, .parquet, .jsonl, optionally compressed, or .xlsx). kfold "
+                   "writes one pair per fold: '{fold}' in a name is replaced by the fold "
+                   "index, else '-fold<i>' is inserted before the extension.")
 @click.option("--dropped", type=click.Path(path_type=Path), default=None,
               help="Also write the rows a drop policy removed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report(s) as JSON.")
 def split_cmd(data: Path, method: str, test_size: float | None, at: str | None,
               per_user: bool, k: int, order: str, n_splits: int, by: str, seed: int,
               ties: str, small_users: str | None, min_rows: int | None, cold_users: str,
-              cold_items: str, user_col: str | None, item_col: str | None,
-              time_col: str | None, outputs: tuple[Path, ...], dropped: Path | None,
-              as_json: bool) -> None:
+              cold_items: str, outputs: tuple[Path, ...], dropped: Path | None,
+              as_json: bool, **given: Any) -> None:
     """Split the interaction log DATA (CSV, TSV, Parquet, JSON lines) into train and test.
 
     Example: receval split ratings.csv --method temporal --test-size 0.2 -o train.csv
     -o test.parquet
     """
     from receval.cli import _fail
+    from receval.data._files import read_table
 
-    if len(outputs) not in (0, 2):
-        click.echo("error: give -o twice (TRAIN then TEST), or not at all", err=True)
-        sys.exit(2)
-    columns = {role: name for role, name in
-               (("user", user_col), ("item", item_col), ("timestamp", time_col)) if name}
     try:
-        splits = _run(data, method, {
+        paths = _output_paths(data, method, n_splits, outputs, dropped)
+        frame = read_table(data, role="truth", encoding=str(given.get("encoding")))
+        splits = _run(frame, method, {
             "test_size": test_size, "at": at, "per_user": per_user, "k": k, "order": order,
             "n_splits": n_splits, "by": by, "seed": seed, "ties": ties,
             "small_users": small_users, "min_rows": min_rows, "cold_users": cold_users,
-            "cold_items": cold_items, "columns": columns or None})
-        for i, s in enumerate(splits):
-            many = method == "kfold"
-            pairs = list(zip(outputs, (s.train, s.test), strict=False))
-            if dropped is not None:
-                pairs.append((dropped, s.dropped))
-            for path, frame in pairs:
-                write_table(frame, fold_path(path, i) if many else path)
+            "cold_items": cold_items, "columns": read_columns(given)})
+        with staged(list(paths.values())) as tmp:
+            for (fold, part), path in paths.items():
+                write_table(getattr(splits[fold], part), tmp[path], table_format(path, "-o"),
+                            target=path)
     except RecevalError as exc:
         _fail(exc)
         return
@@ -185,3 +159,31 @@ def split_cmd(data: Path, method: str, test_size: float | None, at: str | None,
         return
     for s in splits:
         click.echo(str(s.report))
+
+
+def _output_paths(data: Path, method: str, n_splits: int | None, outputs: tuple[Path, ...],
+                  dropped: Path | None) -> dict[tuple[int, str], Path]:
+    """Every file the split will write, (fold, part) -> path, checked before any work.
+
+    Raises
+    ------
+    InvalidParameterError
+        Not two ``-o``.
+    OutputPathError
+        A path that cannot be written, that is the input, or that two parts share.
+    """
+    if len(outputs) not in (0, 2):
+        raise InvalidParameterError(
+            f"give -o twice (TRAIN then TEST), or not at all; got {len(outputs)}",
+            parameter="output", examples=[str(p) for p in outputs])
+    folds = range(n_splits or 5) if method == "kfold" else range(1)
+    named = [("train", outputs[0]), ("test", outputs[1])] if outputs else []
+    if dropped is not None:
+        named.append(("dropped", dropped))
+    paths = {(fold, part): fold_path(path, fold) if method == "kfold" else path
+             for fold in folds for part, path in named}
+    flag = {"train": "-o TRAIN", "test": "-o TEST", "dropped": "--dropped"}
+    labels = {f"{flag[part]}" + (f" (fold {fold})" if method == "kfold" else ""): path
+              for (fold, part), path in paths.items()}
+    check_paths(labels, {"DATA": data}, tables=tuple(labels))
+    return paths

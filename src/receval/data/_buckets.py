@@ -22,7 +22,7 @@ from receval._columns import Columns
 from receval._kernels import exact as XK
 from receval._kernels import grouping as G
 from receval._kernels._jit import readonly
-from receval.exceptions import InvalidParameterError, SchemaError
+from receval.exceptions import InvalidParameterError
 
 __all__ = ["Buckets", "is_parquet_source", "read_bucket", "split_into_buckets"]
 
@@ -65,13 +65,9 @@ class Buckets:
 
 
 def _dataset(path: str | os.PathLike[str]) -> Any:
-    import pyarrow.dataset as ds
+    from receval.data._files import parquet_dataset
 
-    try:
-        return ds.dataset(str(path), format="parquet")
-    except Exception as exc:
-        raise SchemaError(f"cannot open {str(path)!r} as Parquet: {exc}",
-                          examples=[str(path)]) from exc
+    return parquet_dataset(path)
 
 
 def _bucket_of(values: Any, n: int, id_cast: str | None) -> np.ndarray:

@@ -115,11 +115,16 @@ def _ids(frame: pd.DataFrame, col: str, table: str, role: str) -> pd.Series:
 
 def _ids_of(data: Any, table: str, columns: Columns
             ) -> tuple[pd.DataFrame, list[str], str, str]:
-    """The table as a frame, its column names, and its user and item columns."""
+    """The table as a frame, its column names, and its user and item columns.
+
+    Every other column named for ``table`` must exist too (it is never silently ignored).
+    """
     frame = _as_frame(data, table)
     avail = [str(c) for c in frame.columns]
-    return (frame, avail, columns.require("user", avail, table=table),
-            columns.require("item", avail, table=table))
+    user = columns.require("user", avail, table=table)
+    item = columns.require("item", avail, table=table)
+    columns.check_named(avail, table=table, reads=("user", "item"))
+    return frame, avail, user, item
 
 
 def roles_of(avail: list[str], table: str, columns: Columns) -> dict[str, str]:
@@ -127,16 +132,19 @@ def roles_of(avail: list[str], table: str, columns: Columns) -> dict[str, str]:
 
     recs: user, item, and a score, a rank, both or neither (when ``columns`` names only one
     of score and rank, the other is not looked up); truth: user, item and an optional rating.
+    A column named for a role the table reads, or for the table itself, must exist.
     """
     cols = {"user": columns.require("user", avail, table=table),
             "item": columns.require("item", avail, table=table)}
-    optional = {"recs": (("score", columns.rank), ("rank", columns.score)),
-                "truth": (("rating", None),)}[table]
-    for role, other in optional:
-        name = columns.resolve(role, avail, table=table, required=False) \
-            if other is None else None
+    optional = ("score", "rank") if table == "recs" else ("rating",)
+    named = [role for role in optional if columns.named(role, table) is not None]
+    for role in optional:
+        if named and role not in named:  # the other of score and rank is named: not looked up
+            continue
+        name = columns.resolve(role, avail, table=table, required=False)
         if name is not None:
             cols[role] = name
+    columns.check_named(avail, table=table, reads=("user", "item", *optional))
     return cols
 
 

@@ -51,7 +51,7 @@ from receval.split._finish import COLD_POLICIES
 from receval.split._per_user import PerUserPlan
 from receval.split._prepare import check_choice, resolve_columns
 from receval.split._random import global_counts
-from receval.split._temporal import global_latest_error
+from receval.split._temporal import global_at_error, global_latest_error
 
 __all__ = ["per_user_spark", "random_spark", "temporal_spark"]
 
@@ -306,6 +306,7 @@ def temporal_spark(data: Any, test_size: float | None, at: Any, ties: str, *,
     settings: dict[str, Any] = {"test_size": test_size, "at": at, "per_user": False}
     if at is not None:
         cond, label = inp.time.at(at)
+        _check_at(inp, cond, at)
         fields: dict[str, Any] = {"cut_time": label}
     else:
         assert test_size is not None
@@ -314,4 +315,19 @@ def temporal_spark(data: Any, test_size: float | None, at: Any, ties: str, *,
     coded = inp.frame.withColumn(CODE, F.when(cond, 1).otherwise(0).cast("tinyint"))
     return _finish(inp, coded, method="temporal", settings=settings, cold_users=cold_users,
                    cold_items=cold_items, **fields)
+
+
+def _check_at(inp: SparkInput, cond: Any, at: Any) -> None:
+    """As in memory: ``at=`` that leaves the test or the training part empty is an error."""
+    from pyspark.sql import functions as F
+
+    assert inp.time is not None
+    key = inp.time.key()
+    with _pyspark_notes_ignored():
+        row = inp.frame.agg(F.count(F.when(cond, 1)).alias("n"), F.min(key).alias("lo"),
+                            F.max(key).alias("hi")).collect()[0]
+    if int(row["n"]) in (0, inp.n):
+        raise global_at_error(at, "test" if int(row["n"]) == 0 else "train",
+                              inp.time.label(row["lo"]), inp.time.label(row["hi"]),
+                              inp.roles["timestamp"])
 

@@ -11,7 +11,8 @@ training row. The report is computed by two aggregation jobs, never by collectin
    (user, item) pairs, cuts inside a block of equal times, and the earliest test and latest
    training times;
 2. the leakage counts: training rows later than the earliest test row, test rows earlier
-   than the latest training row.
+   than the latest training row, and training rows later than their own user's earliest
+   test row (a window over the user).
 
 An ``"error"`` policy raises the in-memory error, its examples (the first five ids in sorted
 order) found by one more small job.
@@ -143,21 +144,30 @@ def _errors(frame: Any, got: dict[int, Any], roles: dict[str, str | None],
                              _examples(frame, column, None))
 
 
-def _leakage(frame: Any, time: TimeKey | None, total: Any, n_train: int, n_test: int
-             ) -> tuple[int | None, float | None]:
+def _leakage(frame: Any, time: TimeKey | None, total: Any, n_train: int, n_test: int,
+             user: str) -> tuple[int | None, float | None, int | None]:
+    """Global leakage (late training rows, share of early test rows) and per-user leakage.
+
+    A training row later than its own user's earliest test row is later than the earliest
+    test row of all: without global leakage there is none per user, and no job runs.
+    """
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     if time is None:
-        return None, None
+        return None, None, None
     if n_train == 0 or n_test == 0 or total["max_train"] <= total["min_test"]:
-        return 0, (0.0 if n_test else None)  # no training row after a test row
+        return 0, (0.0 if n_test else None), 0  # no training row after a test row
     key = time.key()
-    row = frame.agg(
-        F.count(F.when(_state().isin(*PART_CODES["train"]) & (key > F.lit(total["min_test"])),
-                       1)).alias("late"),
+    train = _state().isin(*PART_CODES["train"])
+    first_test = F.min(F.when(_state() == TEST, key)).over(Window.partitionBy(quoted(user)))
+    row = frame.withColumn("__receval_first_test", first_test).agg(
+        F.count(F.when(train & (key > F.lit(total["min_test"])), 1)).alias("late"),
         F.count(F.when((_state() == TEST) & (key < F.lit(total["max_train"])), 1))
-        .alias("early")).collect()[0]
-    return int(row["late"]), float(int(row["early"]) / n_test)
+        .alias("early"),
+        F.count(F.when(train & (key > F.col("__receval_first_test")), 1)).alias("own")
+    ).collect()[0]
+    return int(row["late"]), float(int(row["early"]) / n_test), int(row["own"])
 
 
 def report_of(frame: Any, *, method: str, settings: dict[str, Any],
@@ -178,7 +188,9 @@ def report_of(frame: Any, *, method: str, settings: dict[str, Any],
             "dropped": int(sum(total[f"n{c}"] for c in PART_CODES["dropped"]))}
     counts = {name: {"input": int(r["keys"]), **{p: int(r[f"k_{p}"]) for p in PART_CODES}}
               for name, r in (("users", users), ("items", items))}
-    leak_rows, leak_share = _leakage(frame, time, total, rows["train"], rows["test"])
+    assert roles["user"] is not None
+    leak_rows, leak_share, own_rows = _leakage(frame, time, total, rows["train"],
+                                               rows["test"], roles["user"])
     extra = dict(fields)
     if count_ties:
         extra["ties_at_cut"] = int(users["tied"])
@@ -191,7 +203,7 @@ def report_of(frame: Any, *, method: str, settings: dict[str, Any],
         dropped_by={"small_users": int(total[f"n{DROP_SMALL}"]),
                     "cold_users": int(total[f"n{DROP_COLD_USER}"]),
                     "cold_items": int(total[f"n{DROP_COLD_ITEM}"])},
-        leakage_rows=leak_rows, leakage_share=leak_share,
+        leakage_rows=leak_rows, leakage_share=leak_share, user_leakage_rows=own_rows,
         repeated_test_rows=int(got[0]["repeated"]), **extra)
 
 

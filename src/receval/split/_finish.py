@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from receval._kernels.splitting import count_parts, leakage_counts, repeated_pairs
-from receval.exceptions import DataError, MissingUsersError
+from receval.exceptions import DataError, MissingUsersError, format_examples
 from receval.split._per_user import PerUserPlan, per_user_test
 from receval.split._prepare import SplitInput, check_choice
 from receval.split._types import PARTS, Split, SplitReport
@@ -29,20 +29,22 @@ TEST, DROPPED = 1, 2
 
 def small_users_error(n_bad: int, examples: list[Any], column: str | None, rule: str
                       ) -> DataError:
-    """The error of ``small_users="error"``: ``n_bad`` users too small to split."""
+    """The error of ``small_users="error"``: ``n_bad`` users too small to split, named."""
     return DataError(
-        f"{n_bad} users have too few rows to split ({rule}), and small_users='error'; "
-        f"choose small_users='train' (keep their rows in train) or 'drop'",
+        f"{n_bad} users have too few rows to split ({rule}): "
+        f"{format_examples(examples, n_bad)}; and small_users='error': choose "
+        f"small_users='train' (keep their rows in train) or 'drop'",
         parameter="small_users", column=column, n_bad=n_bad, examples=examples)
 
 
 def cold_error(role: str, n_keys: int, n_rows: int, column: str | None, examples: list[Any]
                ) -> DataError:
-    """The error of ``cold_users="error"`` / ``cold_items="error"``."""
+    """The error of ``cold_users="error"`` / ``cold_items="error"``, naming up to five."""
     cls = MissingUsersError if role == "user" else DataError
     return cls(
-        f"{n_keys} test {role}s ({n_rows} test rows) have no training row (cold {role}s), "
-        f"and cold_{role}s='error'; choose cold_{role}s='keep' or 'drop'",
+        f"{n_keys} test {role}s ({n_rows} test rows) have no training row (cold {role}s): "
+        f"{format_examples(examples, n_keys)}; and cold_{role}s='error': choose "
+        f"cold_{role}s='keep' or 'drop'",
         parameter=f"cold_{role}s", column=column, n_bad=n_keys, examples=examples)
 
 
@@ -78,12 +80,20 @@ def _cold(inp: SplitInput, part: np.ndarray, users: np.ndarray, items: np.ndarra
     return found
 
 
-def _leakage(ts: np.ndarray | None, part: np.ndarray) -> tuple[int | None, float | None]:
-    """Training rows after the earliest test row; share of test rows before the last one."""
-    if ts is None:
-        return None, None
-    late_train, early_test, _, n_test = leakage_counts(part, ts)
-    return int(late_train), (float(early_test / n_test) if n_test else None)
+def _leakage(inp: SplitInput, part: np.ndarray
+             ) -> tuple[int | None, float | None, int | None]:
+    """Global leakage (late training rows, share of early test rows) and per-user leakage.
+
+    Per-user leakage is the training rows later than the earliest test row of their own
+    user (None without time): per user u with test rows, ``#{training rows r of u : t_r > min t(test
+    rows of u)}`` summed over users; it is at most the first (a row later than its user's
+    earliest test row is later than the earliest of all).
+    """
+    if inp.ts is None:
+        return None, None, None
+    late_train, early_test, _, n_test, own_late = leakage_counts(
+        part, inp.ts, inp.user, len(inp.user_ids))
+    return int(late_train), (float(early_test / n_test) if n_test else None), int(own_late)
 
 
 def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str, Any],
@@ -140,7 +150,7 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
         counts["rows"][name] = int(users[code].sum())
         counts["users"][name] = int(np.count_nonzero(users[code]))
         counts["items"][name] = int(np.count_nonzero(items[code]))
-    leak_rows, leak_share = _leakage(inp.ts, part)
+    leak_rows, leak_share, own_rows = _leakage(inp, part)
     order, bounds = inp.groups
     repeated = int(repeated_pairs(order, bounds, part, inp.item, len(inp.item_ids)))
     full = {**settings, "cold_users": cold_users, "cold_items": cold_items,
@@ -149,6 +159,7 @@ def finish(inp: SplitInput, test: np.ndarray, *, method: str, settings: dict[str
                       users=counts["users"], items=counts["items"], small_users=n_small,
                       small_user_rows=small_rows, dropped_by=dropped_by,
                       leakage_rows=leak_rows, leakage_share=leak_share,
+                      user_leakage_rows=own_rows,
                       repeated_test_rows=repeated, **cold, **report)
     return Split(inp.source, part, rep)
 

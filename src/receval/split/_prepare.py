@@ -131,9 +131,12 @@ def resolve_columns(names: list[str], columns: Columns | dict[str, str] | None,
         except ColumnNotFoundError as exc:
             raise ColumnNotFoundError(f"{need_time} needs a timestamp column: {exc}",
                                       column=exc.column, examples=exc.examples) from exc
+    elif cols.named("timestamp", "data") is not None:  # named: it must exist
+        tcol = cols.require("timestamp", names, table="data")
     else:  # several candidates and none needed: no timestamp
         with contextlib.suppress(ColumnNotFoundError):
             tcol = cols.resolve("timestamp", names, table="data", required=False)
+    cols.check_named(names, table="data", reads=("user", "item", "timestamp"))
     return {"user": ucol, "item": icol, "timestamp": tcol}
 
 

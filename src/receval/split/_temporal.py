@@ -27,7 +27,7 @@ from receval.split._prepare import (
 from receval.split._random import global_counts, plan_of
 from receval.split._types import Split
 
-__all__ = ["TIES", "global_latest_error", "leave_k_out", "temporal"]
+__all__ = ["TIES", "global_at_error", "global_latest_error", "leave_k_out", "temporal"]
 
 Policy = Literal["keep", "drop", "error"]
 Ties = Literal["test", "train", "row_order"]
@@ -39,6 +39,20 @@ def global_latest_error(ties: str, n_block: int, cut: Any, empty: str) -> EmptyI
         f"temporal split: with ties={ties!r}, the block of {n_block} rows at the cut "
         f"time {cut} leaves the {empty} part empty; choose another ties= or test_size",
         parameter="ties", examples=[ties])
+
+
+def global_at_error(at: Any, empty: str, first: Any, last: Any, column: str | None
+                    ) -> EmptyInputError:
+    """The error of ``at=`` that leaves the ``empty`` part of a global cut empty.
+
+    The rule of every global split (a share or a time): both parts need a row.
+    """
+    where = (f"after the latest time {last}" if empty == "test"
+             else f"at or before the earliest time {first}")
+    return EmptyInputError(
+        f"temporal split: at={at!r} is {where} of the timestamp column {column!r}, so the "
+        f"{empty} part would be empty (a global split needs a row in both parts); choose a "
+        f"time between {first} and {last}", parameter="at", column=column, examples=[at])
 
 
 def _global_latest(inp: SplitInput, f: float, ties: str) -> tuple[np.ndarray, dict[str, Any]]:
@@ -87,6 +101,10 @@ def temporal(data: Any, test_size: float | None = None, *, at: Any = None,
       in test.
     - ``at=t``: the rows with timestamp ``>= t`` are in test (``t`` is a date string or a
       datetime for a datetime column, a number in the column's unit for an epoch column).
+
+    A global cut (either way) that leaves the test or the training part empty is an
+    :class:`~receval.exceptions.EmptyInputError`: ``at=`` after the latest time as much as
+    a ``test_size`` that rounds to no row.
 
     **Ties.** Every test timestamp is >= every training timestamp (per user with
     ``per_user=True``). When the cut time is shared by rows on both sides of the target
@@ -157,7 +175,12 @@ def temporal(data: Any, test_size: float | None = None, *, at: Any = None,
         assert tcol is not None
         point = time_point(at, inp.ts_series, tcol, inp.ts)
         del settings["ties"]
-        return finish(inp, inp.ts >= point, method="temporal", settings=settings,
+        test = inp.ts >= point
+        if not test.any() or test.all():
+            raise global_at_error(at, "test" if not test.any() else "train",
+                                  inp.time_label(inp.ts.min()), inp.time_label(inp.ts.max()),
+                                  tcol)
+        return finish(inp, test, method="temporal", settings=settings,
                       cold_users=cold_users, cold_items=cold_items,
                       cut_time=inp.time_label(point))
     assert f is not None

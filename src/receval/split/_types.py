@@ -62,6 +62,11 @@ class SplitReport:
     leakage_share : float or None
         Share of test rows that some training row follows in time, i.e. test rows earlier
         than the latest training row (None without a timestamp column or test rows).
+    user_leakage_rows : int or None
+        Training rows later than the earliest test row *of the same user*: the user's own
+        future in train (None without a timestamp column). A per-user temporal split
+        (``temporal(per_user=True)``, ``leave_k_out(order="latest")``) has 0 by
+        construction, while its global ``leakage_rows`` counts the other users' later rows.
     repeated_test_rows : int
         Test rows whose (user, item) pair also occurs in train: repeats of a training
         interaction, which a recommender that excludes seen items can never rank.
@@ -85,6 +90,7 @@ class SplitReport:
     leakage_rows: int | None = None
     leakage_share: float | None = None
     repeated_test_rows: int = 0
+    user_leakage_rows: int | None = None
 
     def summary(self) -> pd.DataFrame:
         """Rows, users and items of the input and of each part, and each part's row share.
@@ -140,8 +146,14 @@ class SplitReport:
             out.append("  leakage: not measured (no timestamp column)")
         else:
             pct = "n/a" if self.leakage_share is None else f"{self.leakage_share:.2%}"
-            out.append(f"  leakage: {self.leakage_rows:,} training rows later than the "
-                       f"earliest test row; {pct} of test rows precede some training row")
+            out.append(f"  leakage, global: {self.leakage_rows:,} training rows later than "
+                       f"the earliest test row; {pct} of test rows precede some training row")
+        if self.user_leakage_rows is not None:
+            out.append(f"  leakage, per user: {self.user_leakage_rows:,} training rows later "
+                       f"than their own user's earliest test row")
+            out.append("  (global: train holds interactions from after the test period began,"
+                       " other users' included; per user: train holds a user's own later "
+                       "interactions)")
         return out
 
     def __str__(self) -> str:
