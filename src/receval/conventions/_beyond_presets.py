@@ -141,9 +141,7 @@ BEYOND_DIFFERENCES: Mapping[str, tuple[str, ...]] = {
         "relevance is 1 for a relevant truth row and 0 otherwise, MS Recommenders' number "
         "for a 0/1 relevance column",
     ),
-    "evidently": (
-        "tied scores share an average rank, so a top k can hold more than k items; receval "
-        "ranks every item on its own place",
+    "evidently": (  # ties (an average rank) are listed with the accuracy rules
         "Serendipity's mean over the user's history counts training rows: a row given twice "
         "weighs twice; receval counts a (user, item) pair once",
         "sklearn's cosine distance of an item to itself is 0 even for a zero feature vector "
