@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import DataError, DataWarning, InvalidParameterError
+from tests.spark_session import spark  # noqa: F401 - the session fixture
 from tests.test_beyond import FEATS, RECS, TRAIN, TRUTH, ev
 
 S2 = 1 / math.sqrt(2)
@@ -316,3 +317,21 @@ def test_every_variant_stays_within_its_bounds(lists: list[list[int]], seed: int
             values += r.per_user[label].dropna().tolist()
         for v in values:
             assert math.isnan(v) or lo - 1e-12 <= v <= hi + 1e-12, (label, v, (lo, hi))
+
+
+# -- Spark: the data set's items are the union over every executor's partition ---------------
+def test_variants_on_spark_equal_in_memory(spark: Any) -> None:  # noqa: F811
+    from tests.test_spark import assert_identical, both
+
+    rng = np.random.default_rng(8)
+    recs = pd.DataFrame({"user": np.repeat(np.arange(30), 3),
+                         "item": rng.integers(0, 10, 90), "score": rng.random(90)}
+                        ).drop_duplicates(["user", "item"], ignore_index=True)
+    truth = pd.DataFrame({"user": np.arange(2, 34), "item": rng.integers(0, 14, 32)})
+    train = pd.DataFrame({"user": rng.integers(0, 40, 80), "item": rng.integers(0, 8, 80)})
+    ms = ["catalog_coverage(over=dataset, extra_items=1)@2",
+          "gini(items=dataset, extra_items=1)@2", "catalog_coverage(over=train, absent=skip)@2",
+          "personalization(overlap=k_full)@2", "distributional_coverage(weights=lists)@2"]
+    mem, dist = both(spark, recs, truth, ms, train=train)
+    assert_identical(mem, dist)
+    assert mem.settings["beyond"] == dist.settings["beyond"]
