@@ -39,7 +39,13 @@ def _variants() -> list[str]:
     return out
 
 
-METRICS = _variants()
+#: the variants that reproduce other libraries (issue 22), global ones over every partition
+LIBRARY_VARIANTS = [
+    f"serendipity(expected=similarity, similarity=cosine, combine=sum)@{K}",
+    f"personalization(overlap=k_full)@{K}", f"catalog_coverage(over=train, absent=skip)@{K}",
+    f"catalog_coverage(over=dataset, extra_items=1)@{K}",
+    f"gini(items=dataset, extra_items=1)@{K}", f"distributional_coverage(weights=lists)@{K}"]
+METRICS = _variants() + LIBRARY_VARIANTS
 PER_USER = [m for m in METRICS if parse(m).family != "exposure"]
 RANKING = [m for m in METRICS if parse(m).family == "ranking"]
 EXPLAINED = RANKING + [m for m in METRICS

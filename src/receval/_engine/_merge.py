@@ -150,7 +150,9 @@ def merge(partials: Sequence[Partial], opts: Options) -> EvaluationResult:
     for name, specs in wanted.items():
         parts = [p.families[name] for p in partials]
         summaries.update(FAMILIES[name].summarize(specs, parts, ctx))
-        extra.update(FAMILIES[name].settings(specs, parts, ctx))
+        for key, value in FAMILIES[name].settings(specs, parts, ctx).items():
+            both = isinstance(value, dict) and isinstance(extra.get(key), dict)
+            extra[key] = {**extra[key], **value} if both else value  # settings["beyond"]
     complete = all(p.complete for p in partials)
     cols = _columns(partials, opts) if complete else {}
     order = [m.label for _, m in opts.specs]

@@ -24,6 +24,7 @@ from receval._result import MetricSummary
 from receval.data._side import check_id_kind
 from receval.exceptions import (
     DataError,
+    DataWarning,
     InvalidParameterError,
     UndefinedMetricWarning,
     format_examples,
@@ -44,12 +45,18 @@ def _add(series: Sequence[pd.Series]) -> pd.Series:
         return joined.groupby(level=levels, sort=False).sum()
 
 
+def _by_length(m: Any) -> bool:
+    """Whether the metric reads the lists per (item, list length), not exposure alone."""
+    return isinstance(m, M.Personalization) or (isinstance(m, M.Entropy)
+                                                and m.weights == "lists")
+
+
 def _state(m: Any, ctx: Context, top: Any, item: np.ndarray) -> Any:
     """One metric's counts on one partition."""
     ids = ctx.data.item_ids
     if isinstance(m, C.ItemCoverage):
         return np.asarray(ids[np.unique(item)])
-    if isinstance(m, M.Personalization):
+    if _by_length(m):
         take = top.take
         length = np.repeat(take, take).astype(np.int64)
         width = int(take.max(initial=0)) + 1
@@ -69,7 +76,8 @@ def _personalization(metric: M.Personalization, got: list[Any]) -> tuple[float, 
     ``a_i = sum_L c_{i,L} w_L`` and ``b_i = sum_L c_{i,L} w_L^2`` over the list lengths
     ``L`` (``w_L = L^{-1/2}``, or ``k^{-1/2}`` with ``overlap='k'``, k the longest list
     without a cutoff): integer counts added over the partitions, then one fixed order of
-    operations, and the exact sum of ``a_i^2 - b_i``.
+    operations, and the exact sum of ``a_i^2 - b_i``. ``overlap='k_full'`` (Evidently)
+    replaces ``sum_i b_i`` by ``U``: every list's overlap with itself counted as k.
     """
     u = sum(x[2] for x in got)
     if u < 2:
@@ -82,16 +90,35 @@ def _personalization(metric: M.Personalization, got: list[Any]) -> tuple[float, 
     item = pd.factorize(counts.index.get_level_values("item"))[0]
     a = np.bincount(item, weights=c / np.sqrt(length))
     b = np.bincount(item, weights=c / length)
-    overlap = 0.5 * ExactSum.of(a * a - b).value() / (u * (u - 1) / 2.0)
+    # k_full: every list's overlap with itself counted as k (sum_i b_i = U)
+    terms = np.append(a * a, -float(u)) if metric.overlap == "k_full" else a * a - b
+    overlap = 0.5 * ExactSum.of(terms).value() / (u * (u - 1) / 2.0)
     if metric.overlap == "cosine":  # the identity's rounding can leave [0, 1] by 1 ulp
         overlap = min(max(overlap, 0.0), 1.0)
     return 1.0 - overlap, u
 
 
+def _list_entropy(metric: M.Entropy, got: list[Any]) -> float:
+    """Elliot's SEntropy: ``sum_i w_i (-log p(i)) / U``, ``w_i = sum_L c_{i,L} / L``."""
+    u = sum(x[2] for x in got)
+    counts = _add([x[0] for x in got])
+    length = counts.index.get_level_values("length").to_numpy(dtype=np.float64)
+    item = pd.factorize(counts.index.get_level_values("item"))[0]
+    c = np.bincount(item, weights=counts.to_numpy(dtype=np.float64))
+    w = np.bincount(item, weights=counts.to_numpy(dtype=np.float64) / length)
+    h = -ExactSum.of(w * np.log(c / c.sum())).value() / u
+    if metric.base is not None:
+        h /= math.log(metric.base)
+    return h / len(c) if metric.normalize == "distinct" else h
+
+
 def _gini(metric: M.Gini, c: np.ndarray, catalog: pd.Index | None) -> float:
-    """``sum_j (2j - n - 1) c_(j) / (m sum c)`` over exposures sorted ascending."""
+    """``sum_j (2j - n - 1) c_(j) / (m sum c)`` over exposures sorted ascending.
+
+    The items of ``catalog`` never recommended, and ``metric.extra_items``, count 0.
+    """
     if catalog is not None:
-        c = np.concatenate([np.zeros(len(catalog) - len(c)), c])
+        c = np.concatenate([np.zeros(len(catalog) - len(c) + metric.extra_items), c])
     c = np.sort(c)
     n = len(c)
     j = np.arange(1, n + 1)
@@ -130,8 +157,40 @@ def _catalog(ctx: MergeContext, recommended: pd.Index) -> pd.Index:
         return cat
     if opts.side.train_given:
         return opts.side.train_items.append(recommended).unique()
-    seen = [i for i in ctx.items if len(i)]
-    return seen[0].append(seen[1:]).unique() if len(seen) > 1 else seen[0]
+    return _union(ctx.items)
+
+
+def _union(parts: Sequence[pd.Index]) -> pd.Index:
+    """The distinct ids of several indexes (of one id kind), first seen first."""
+    seen = [i for i in parts if len(i)]
+    if not seen:
+        return pd.Index([])
+    return seen[0].append(seen[1:]).unique() if len(seen) > 1 else seen[0].unique()
+
+
+def _dataset(ctx: MergeContext) -> tuple[pd.Index, int]:
+    """RecBole's dataset: every item of catalog=, train=, the truth and the lists.
+
+    Returns the items and how many of them ``catalog=`` lacks (0 without a catalog).
+    """
+    opts = ctx.opts
+    seen = _union([*ctx.items, opts.side.train_items])
+    if opts.catalog is None:
+        return seen, 0
+    cat = pd.Index(pd.unique(pd.Series(list(opts.catalog))))
+    check_id_kind(seen, cat, role="item", name="catalog")
+    outside = seen[~seen.isin(cat)]
+    return _union([cat, outside]), len(outside)
+
+
+def _check_dataset(m: Any, opts: Any) -> None:
+    """``over='dataset'`` / ``items='dataset'`` need the items only train= or catalog= hold."""
+    if "dataset" in (getattr(m, "over", None), getattr(m, "items", None)) and not (
+            opts.side.train_given or opts.catalog is not None):
+        raise InvalidParameterError(
+            f"{m.label} counts every item of the data set (RecBole's dataset.num(item_id)): "
+            f"it needs evaluate(train=...) or catalog=, since the truth and the lists alone "
+            f"miss the training items nobody was recommended", parameter="train")
 
 
 class Exposure(Family):
@@ -156,9 +215,12 @@ class Exposure(Family):
                 from receval._engine._families._side import check_inputs
 
                 check_inputs([m], opts)
+            _check_dataset(m, opts)
             lists = ctx.lists.get(ListKey(m.ties or opts.ties)).select(users)
             top = cut(lists, m.k)
             out.state[m.label] = _state(m, ctx, top, lists.item[top.pos].astype(np.int64))
+            if isinstance(m, M.Personalization) and m.overlap == "k_full":
+                _note_short_lists(m, ctx, users, top.take)
         return out
 
     def summarize(self, specs: Specs, parts: Sequence[FamilyPartial], ctx: MergeContext
@@ -183,9 +245,14 @@ class Exposure(Family):
                          f"undefined (NaN)", n, [], ctx.opts.strict)
                 out[m.label] = MetricSummary(m, value, "global", n)
                 continue
+            if isinstance(m, M.Entropy) and m.weights == "lists":
+                out[m.label] = MetricSummary(m, _list_entropy(m, got), "global",
+                                             counts["n_recs"])
+                continue
             exposure = _add(got)
             if isinstance(m, M.Gini):
-                catalog = _catalog(ctx, exposure.index) if m.items == "catalog" else None
+                catalog = (None if m.items == "recommended" else _dataset(ctx)[0]
+                           if m.items == "dataset" else _catalog(ctx, exposure.index))
                 value = _gini(m, exposure.to_numpy(), catalog)
             else:
                 value = _entropy(m, exposure)
@@ -202,11 +269,30 @@ class Exposure(Family):
             if not side.train_given:
                 raise InvalidParameterError(f"{m.label} needs evaluate(train=...)",
                                             parameter="train")
-            return MetricSummary(m, len(rec) / len(side.train_items), "global", n)
-        return MetricSummary(m, len(rec) / len(_catalog(ctx, rec)), "global", n)
+            hits = int(rec.isin(side.train_items).sum()) if m.absent == "skip" else len(rec)
+            return MetricSummary(m, hits / len(side.train_items), "global", n)
+        items = _dataset(ctx)[0] if m.over == "dataset" else _catalog(ctx, rec)
+        return MetricSummary(m, len(rec) / (len(items) + m.extra_items), "global", n)
 
     def settings(self, specs: Specs, parts: Sequence[FamilyPartial], ctx: MergeContext
                  ) -> dict[str, Any]:
+        out: dict[str, Any] = {}
         if any(isinstance(m, M.BeyondMetric) for _, m in specs):
-            return {"beyond": beyond_settings(ctx)}
-        return {}
+            out = beyond_settings(ctx)
+        if any("dataset" in (getattr(m, "over", None), getattr(m, "items", None))
+               for _, m in specs):
+            items, outside = _dataset(ctx)
+            out.update(dataset_items=len(items), dataset_items_outside_catalog=outside)
+        return {"beyond": out} if out else {}
+
+
+def _note_short_lists(m: M.Personalization, ctx: Context, users: np.ndarray,
+                      take: np.ndarray) -> None:
+    """Warn (after the merge) when Evidently's form meets lists shorter than k."""
+    short = users[(take > 0) & (take < (m.k or 0))]
+    if len(short):
+        note(ctx.notes, DataWarning,
+             f"{m.label} counts every list's overlap with itself as k = {m.k} (Evidently's "
+             f"formula), but {{n}} lists are shorter than k (users {{examples}}): the value "
+             f"is higher than overlap='k' gives and can exceed 1", len(short),
+             list(ctx.data.user_ids[short[:5]]), ctx.opts.strict)

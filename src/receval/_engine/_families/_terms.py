@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from receval._engine._families._side import Side
-from receval._engine._families._similarity import MODES, similarity_inputs
+from receval._engine._families._similarity import MODES, similarity_inputs, usable_items
 from receval._engine._lists import Cut
 from receval._kernels import beyond as BK
 from receval.exceptions import DataError, format_examples
@@ -33,8 +33,11 @@ def _absent_error(metric: M.BeyondMetric, side: Side, codes: np.ndarray) -> None
 
 
 def row_terms(metric: M.BeyondMetric, side: Side, item: np.ndarray, rel: np.ndarray,
-              top: Cut) -> tuple[np.ndarray, np.ndarray]:
-    """Per top-k row: the metric's term and whether the row counts (in the denominator)."""
+              top: Cut, policy: str = "error") -> tuple[np.ndarray, np.ndarray]:
+    """Per top-k row: the metric's term and whether the row counts (in the denominator).
+
+    ``policy``: ``item_features_missing`` (items without features in similarities).
+    """
     counts = np.ones(len(item), dtype=bool)
     if isinstance(metric, M.Novelty):
         pop, total = _popularity_of(side, metric.popularity)
@@ -57,7 +60,7 @@ def row_terms(metric: M.BeyondMetric, side: Side, item: np.ndarray, rel: np.ndar
         return pop[item] / scale, counts
     if isinstance(metric, (M.LongTail, M.LongTailCoverage)):
         return _tail_mask(metric, side)[item].astype(np.float64), counts
-    return _unexpected(metric, side, item, rel, top)
+    return _unexpected(metric, side, item, rel, top, policy)
 
 
 def _tail_mask(metric: M.LongTail | M.LongTailCoverage, side: Side) -> np.ndarray:
@@ -83,7 +86,7 @@ def _tail_mask(metric: M.LongTail | M.LongTailCoverage, side: Side) -> np.ndarra
 
 
 def _unexpected(metric: M.BeyondMetric, side: Side, item: np.ndarray, rel: np.ndarray,
-                top: Cut) -> tuple[np.ndarray, np.ndarray]:
+                top: Cut, policy: str) -> tuple[np.ndarray, np.ndarray]:
     assert isinstance(metric, M.Serendipity)
     take, starts = top.take, top.starts
     out = np.zeros(len(item))
@@ -99,9 +102,7 @@ def _unexpected(metric: M.BeyondMetric, side: Side, item: np.ndarray, rel: np.nd
                                by_pop, n_exp.astype(np.int64), out)
     else:
         mode = MODES[metric.similarity]
-        # co-occurrence reads train, not features: every item is usable, whatever the
-        # features another metric of the call reads
-        usable = side.usable if mode != BK.COOCCURRENCE else np.ones(len(side.items), bool)
+        usable = usable_items(side, mode, policy)
         keys, vals, feats, mode = similarity_inputs(side, mode, item, history=True)
         BK.mean_similarity_to_history(starts, take, item, side.h_starts, side.h_ends,
                                       side.h_item, usable, mode, feats, keys, vals,
