@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 import receval as rv
-from receval._engine import _partition, evaluate_partition, merge
-from receval._engine._sums import ExactSum, MetricSums
+from receval._engine import evaluate_partition, merge
 from receval._evaluate import make_options
+from receval._exact import ExactSum, MetricSums
 
 METRICS = [f"{name}@{k}" for name in ("ndcg", "map", "precision", "recall", "mrr", "hit_rate",
                                       "arhr") for k in (5, 10, 20)]
@@ -77,11 +77,11 @@ def main() -> None:
         spent.append(time.perf_counter() - start)
         return out
 
-    _partition.MetricSums.of = timed  # type: ignore[method-assign]
+    MetricSums.of = timed  # type: ignore[method-assign]
     start = time.perf_counter()
     partial = evaluate_partition(recs, truth, opts)
     part_s = time.perf_counter() - start
-    _partition.MetricSums.of = original  # type: ignore[method-assign]
+    MetricSums.of = original  # type: ignore[method-assign]
     merge_s = best(lambda: merge([partial], opts), 1)
     rows.append((f"evaluate_partition, {n:,} users, 21 metrics", part_s))
     rows.append(("  of which the exact sums (MetricSums.of)", sum(spent)))

@@ -50,6 +50,15 @@ the convention's value, and one you pass overrides it (and is recorded in
 `settings["convention_overrides"]`). A metric the library does not have is an error that
 lists what it has.
 
+A convention may also read a metric from the inputs: Microsoft Recommenders compares items
+by their feature vectors when it is given them (`item_sim_measure="item_feature_vector"`)
+and by co-occurrence in train otherwise, so under `convention="ms_recommenders"`
+`diversity@10` is `Diversity@10` (cosine) with `item_features=` and
+`Diversity(similarity='cooccurrence')@10` without; the tables below show both forms. Its
+setting `item_features_missing="zero"` gives an item without features similarity 0, as the
+library does. The beyond-accuracy definitions of each library are in
+[beyond-accuracy-libraries.md](beyond-accuracy-libraries.md).
+
 ## Where the definitions split
 
 - **Gain** of a relevant item of grade g: g (linear: trec_eval, ranx, scikit-learn,

@@ -315,7 +315,7 @@ def test_buckets_equal_in_memory(tmp_path: object, buckets: int) -> None:
 @pytest.mark.parametrize("sim", ["cosine", "jaccard", "cooccurrence"])
 def test_dense_and_sparse_similarity_paths_agree(monkeypatch: pytest.MonkeyPatch,
                                                  sim: str) -> None:
-    from receval._beyond_engine import _similarity
+    from receval._engine._families import _similarity
 
     ms = [f"diversity(similarity={sim})@3", f"unexpectedness(expected=similarity, "
           f"similarity={sim})@3"]
@@ -324,3 +324,19 @@ def test_dense_and_sparse_similarity_paths_agree(monkeypatch: pytest.MonkeyPatch
     sparse = ev(ms)
     for m in ms:
         assert sparse[m] == pytest.approx(dense[m])
+
+
+def test_cooccurrence_similarity_ignores_the_features_other_metrics_read() -> None:
+    # item 'a' has no feature row: diversity (cosine, items without features skipped) needs
+    # the features, co-occurrence unexpectedness reads only train; asking both in one call
+    # must not drop 'a' from the co-occurrence history
+    feats = FEATS[FEATS["item"] != "a"]
+    unexp = "unexpectedness(expected=similarity, similarity=cooccurrence)@3"
+    alone = ev([unexp], item_features=feats).per_user[parse_label(unexp)]
+    both = ev([unexp, "diversity@3"], item_features=feats,
+              item_features_missing="skip").per_user[parse_label(unexp)]
+    pd.testing.assert_series_equal(alone, both)
+
+
+def parse_label(metric: str) -> str:
+    return rv.metrics.parse(metric).label

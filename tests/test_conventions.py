@@ -328,3 +328,94 @@ def test_relevance_threshold_zero_makes_every_row_relevant() -> None:
     recs = frame([("q", "a", 2.0), ("q", "b", 1.0)], "user item score")
     assert rv.evaluate(recs, truth, "mrr", relevance_threshold=0)["mrr"] == 1.0
     assert rv.evaluate(recs, truth, "mrr")["mrr"] == 0.5
+
+
+# -- a rule that depends on the inputs: MS Recommenders' item similarity ----------------------
+BEYOND_RECS = frame([("u1", "a", 3), ("u1", "b", 2), ("u1", "c", 1), ("u2", "a", 2),
+                     ("u2", "d", 1)], "user item score")
+BEYOND_TRUTH = frame([("u1", "a", 1), ("u2", "d", 1)], "user item rating")
+BEYOND_TRAIN = frame([("u1", "d"), ("u2", "b"), ("u2", "c"), ("u3", "a"), ("u3", "b")],
+                     "user item")
+BEYOND_FEATS = frame([("a", 1.0, 0.0), ("b", 0.0, 1.0), ("c", 1.0, 1.0), ("d", 1.0, 0.0)],
+                     "item x y")
+
+
+@pytest.mark.parametrize(("name", "plain", "features"), [
+    ("diversity@3", "Diversity(similarity='cooccurrence')@3", "Diversity@3"),
+    ("unexpectedness@3", "Unexpectedness(expected='similarity')@3",
+     "Unexpectedness(expected='similarity', similarity='cosine')@3"),
+    ("serendipity@3", "Serendipity(expected='similarity')@3",
+     "Serendipity(expected='similarity', similarity='cosine')@3"),
+    ("diversity(similarity=cooccurrence)@3", "Diversity(similarity='cooccurrence')@3",
+     "Diversity(similarity='cooccurrence')@3"),
+    ("ndcg@3", "NDCG(gain='binary', discount='ln', zero_ideal='skip', missing_recs='zero')@3",
+     "NDCG(gain='binary', discount='ln', zero_ideal='skip', missing_recs='zero')@3"),
+])
+def test_ms_recommenders_reads_similarity_from_the_inputs(name: str, plain: str,
+                                                           features: str) -> None:
+    """Co-occurrence without item_features, the feature vectors' cosine with them
+    (item_sim_measure='item_feature_vector'); a similarity written in the name wins."""
+    conv = C.get("ms_recommenders")
+    assert conv.metric(name).label == plain
+    assert conv.metric(name, item_features=True).label == features
+    with_features = rv.evaluate(BEYOND_RECS, BEYOND_TRUTH, [name], convention=conv,
+                                train=BEYOND_TRAIN, item_features=BEYOND_FEATS)
+    without = rv.evaluate(BEYOND_RECS, BEYOND_TRUTH, [name], convention=conv,
+                          train=BEYOND_TRAIN)
+    assert with_features.labels == [features]
+    assert without.labels == [plain]
+    assert with_features.settings["metrics"][features]["library_name"] is not None
+
+
+def test_ms_recommenders_diversity_with_features_hand_computed() -> None:
+    # cosine: u1 pairs ab 0, ac 1/sqrt2, bc 1/sqrt2 -> 1 - (0 + 2/sqrt2) / 3; u2 ad 1 -> 0.
+    # co-occurrence (no features): a and b co-occur once (u3): 1/sqrt(1 * 2); b and c once
+    # (u2): 1/sqrt(2 * 1); a and c never -> u1 = 1 - (2/sqrt2) / 3; u2: a and d never -> 1
+    s = 1 / math.sqrt(2)
+    feat = rv.evaluate(BEYOND_RECS, BEYOND_TRUTH, ["diversity@3"], convention="ms_recommenders",
+                       train=BEYOND_TRAIN, item_features=BEYOND_FEATS)
+    cooc = rv.evaluate(BEYOND_RECS, BEYOND_TRUTH, ["diversity@3"], convention="ms_recommenders",
+                       train=BEYOND_TRAIN)
+    assert feat.per_user[feat.labels[0]].tolist() == pytest.approx([1 - 2 * s / 3, 0.0])
+    assert cooc.per_user[cooc.labels[0]].tolist() == pytest.approx([1 - 2 * s / 3, 1.0])
+
+
+def test_item_features_missing_is_a_convention_setting() -> None:
+    """ms_recommenders gives an item without features similarity 0 ('zero'); another value
+    passed to evaluate overrides it and is recorded; receval's default is 'error'."""
+    assert C.DEFAULTS["item_features_missing"] == "error"
+    assert C.get("ms_recommenders").setting("item_features_missing") == "zero"
+    partial = BEYOND_FEATS[BEYOND_FEATS["item"] != "c"]
+    # zero: u1 pairs ab 0, ac 0, bc 0 -> 1; u2 0
+    ev = rv.evaluate(BEYOND_RECS, BEYOND_TRUTH, ["diversity@3"], convention="ms_recommenders",
+                     train=BEYOND_TRAIN, item_features=partial)
+    assert ev.per_user[ev.labels[0]].tolist() == pytest.approx([1.0, 0.0])
+    assert ev.settings["beyond"]["item_features_missing"] == "zero"
+    assert ev.settings["convention_overrides"] == {}
+    skip = rv.evaluate(BEYOND_RECS, BEYOND_TRUTH, ["diversity@3"], convention="ms_recommenders",
+                       train=BEYOND_TRAIN, item_features=partial, item_features_missing="skip")
+    assert skip.settings["convention_overrides"] == {"item_features_missing": "skip"}
+    assert skip.per_user[skip.labels[0]].tolist() == pytest.approx([1.0, 0.0])  # ab alone
+    with pytest.raises(rv.exceptions.DataError, match="no features"):
+        rv.evaluate(BEYOND_RECS, BEYOND_TRUTH, ["diversity@3"], train=BEYOND_TRAIN,
+                    item_features=partial)
+
+
+def test_table_and_side_by_side_show_the_feature_form() -> None:
+    cell = C.table(["ms_recommenders"]).loc["diversity@k", "ms_recommenders"]
+    assert cell == ("diversity@k = Diversity(similarity='cooccurrence')@k; with item_features: "
+                    "diversity(item_sim_measure='item_feature_vector')@k = Diversity@k")
+    sbs = C.side_by_side(BEYOND_RECS, BEYOND_TRUTH, ["diversity@3"], ["ms_recommenders"],
+                         train=BEYOND_TRAIN, item_features=BEYOND_FEATS)
+    assert sbs.names.loc["diversity@3", "ms_recommenders"] == (
+        "diversity(item_sim_measure='item_feature_vector')@3 = Diversity@3")
+    assert close(sbs.values.loc["diversity@3", "ms_recommenders"],  # (u1 + u2 0) / 2
+                 (1 - 2 / math.sqrt(2) / 3 + 0.0) / 2)
+    described = C.get("ms_recommenders").describe()["metrics"]["diversity"]
+    assert described["params_features"] == {"similarity": "cosine"}
+
+
+def test_a_rule_with_unknown_feature_parameters_is_refused() -> None:
+    with pytest.raises(InvalidParameterError, match="no parameters"):
+        C.Convention("x", "X", "1", "", {"diversity": C.MetricRule(
+            "d@{k}", params_features={"similarity_kind": "cosine"})})

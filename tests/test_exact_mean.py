@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import receval as rv
-from receval._engine._sums import ExactSum, MetricSums, exact_mean, exact_ratio
+from receval._exact import ExactSum, MetricSums, exact_mean, exact_ratio
 from tests.conformance._data import cases
 from tests.strategies import examples
 

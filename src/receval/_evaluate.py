@@ -12,8 +12,8 @@ import numpy as np
 from receval import conventions
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge, truth_grade_sum
-from receval._engine._sums import ExactSum
 from receval._evaluate_options import choices_of
+from receval._exact import ExactSum
 from receval._result import EvaluationResult
 from receval.conventions import Convention
 from receval.data._buckets import (
@@ -23,11 +23,12 @@ from receval.data._buckets import (
     split_into_buckets,
 )
 from receval.data._encode import ID_CASTS
+from receval.data._side import prepare_side
 from receval.data._spark import is_spark_frame
 from receval.exceptions import EmptyInputError, InvalidParameterError
 from receval.metrics import Metric, parse
 
-__all__ = ["evaluate", "make_options"]
+__all__ = ["evaluate", "make_options", "with_side_inputs"]
 
 #: The choices of each policy, from the one declaration of evaluate's options.
 _POLICIES = {name: choices_of(name) for name in (
@@ -45,14 +46,16 @@ def _choice(name: str, value: Any, options: Sequence[str]) -> str:
 
 
 def _parse_metrics(metrics: str | Metric | Iterable[str | Metric],
-                   convention: Convention | None = None) -> list[tuple[str, Metric]]:
+                   convention: Convention | None = None, *, item_features: bool = False
+                   ) -> list[tuple[str, Metric]]:
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if not items:
         raise InvalidParameterError("metrics is empty: name at least one metric, e.g. "
                                     "['ndcg@10', 'map@10']", parameter="metrics")
     out, seen = [], set()
     for item in items:
-        metric = parse(item) if convention is None else convention.metric(item)
+        metric = parse(item) if convention is None else convention.metric(
+            item, item_features=item_features)
         if metric.label not in seen:
             seen.add(metric.label)
             out.append((item if isinstance(item, str) else metric.label, metric))
@@ -83,7 +86,8 @@ def evaluate(
     progress: bool | None = None,
     train: Any = None,
     item_features: Any = None,
-    item_features_missing: str = "error",
+    item_features_missing: str | None = None,
+    item_features_sep: str | None = "|",
     per_user: str = "pandas",
 ) -> EvaluationResult:
     """Evaluate recommendations against the ground truth.
@@ -171,10 +175,18 @@ def evaluate(
         popularity, expected items, co-occurrence (``docs/beyond-accuracy.md``).
     item_features : table, optional
         Item -> features for similarity: a wide table (item + numeric columns), a long
-        table (item, feature) or an item -> vector column.
-    item_features_missing : {"error", "skip"}
-        A recommended item without features: an error, or left out of similarities
-        (counted in ``result.settings["beyond"]``).
+        table (item, category; an item may have several rows, and text cells holding
+        ``item_features_sep`` are split, e.g. MovieLens genres ``"Action|Adventure"``) or an
+        item -> vector column.
+    item_features_missing : {"error", "skip", "zero"}, optional
+        An item without features (recommended, or in the history of a user whose list is
+        compared with it): an error (default), left out of similarities, or kept as a zero
+        vector (similarity 0 to every item, Microsoft Recommenders'; the convention
+        ``ms_recommenders`` sets it). The items without features are counted in
+        ``result.settings["beyond"]``.
+    item_features_sep : str or None
+        The separator of multi-valued categories in a long ``item_features`` table (default
+        ``"|"``); None reads each cell as one category.
     per_user : {"pandas", "spark"}
         Where the per-user values go. ``"pandas"`` (default): ``result.per_user`` is a
         pandas DataFrame on this machine. ``"spark"`` (Spark inputs only, for more users
@@ -202,11 +214,15 @@ def evaluate(
         recs_without_truth=recs_without_truth, missing_predictions=missing_predictions,
         truth_scope=truth_scope, score_precision=score_precision,
         catalog=catalog, duplicates=duplicates, negative_grades=negative_grades,
-        id_cast=id_cast, strict=strict)
-    opts = dataclasses.replace(
-        opts, train=train, item_features=item_features,
-        item_features_missing=_choice("item_features_missing", item_features_missing,
-                                      _POLICIES["item_features_missing"]))
+        id_cast=id_cast, strict=strict, item_features_missing=item_features_missing,
+        item_features_given=item_features is not None)
+    if item_features_sep is not None and (not isinstance(item_features_sep, str)
+                                          or item_features_sep == ""):
+        raise InvalidParameterError(
+            f"item_features_sep must be a non-empty string or None; got {item_features_sep!r}",
+            parameter="item_features_sep", examples=[item_features_sep])
+    opts = dataclasses.replace(opts, item_features_sep=item_features_sep)
+    opts = with_side_inputs(opts, train, item_features)
     spark = is_spark_frame(recs) or is_spark_frame(truth)
     if _choice("per_user", per_user, _POLICIES["per_user"]) == "spark" and not spark:
         raise InvalidParameterError(
@@ -228,6 +244,18 @@ def evaluate(
             "buckets= needs recs and truth given as Parquet files or directories",
             parameter="buckets")
     return merge([evaluate_partition(recs, truth, opts)], opts)
+
+
+def with_side_inputs(opts: Options, train: Any, item_features: Any) -> Options:
+    """The options with ``train`` and ``item_features`` read and encoded, once.
+
+    Every partition (in memory, Parquet buckets, Spark executors) maps these arrays to its
+    own item codes; none reads the tables again.
+    """
+    side = prepare_side(train, item_features, opts.columns,
+                        need_features=opts.needs_features(), id_cast=opts.id_cast,
+                        sep=opts.item_features_sep)
+    return dataclasses.replace(opts, side=side)
 
 
 def _parquet_rows(path: Any) -> int:
@@ -280,18 +308,22 @@ def make_options(
     recs_without_truth: str | None, missing_predictions: str | float | None,
     catalog: Iterable[Any] | None, duplicates: str, negative_grades: str, id_cast: str | None,
     strict: bool, truth_scope: str | None = None, score_precision: str | None = None,
+    item_features_missing: str | None = None, item_features_given: bool = False,
 ) -> Options:
     """Validate every option of :func:`evaluate` once, before reading any data.
 
     A setting left at ``None`` takes the convention's value, or receval's default.
+    ``item_features_given``: whether ``item_features=`` was passed (a convention may read
+    metric names differently then: MS Recommenders' feature similarity).
     """
     conv = None if convention is None else conventions.get(convention)
-    specs = _parse_metrics(metrics, conv)
+    specs = _parse_metrics(metrics, conv, item_features=item_features_given)
     given = {"ties": ties, "no_relevant": no_relevant, "missing_recs": missing_recs,
              "recs_without_truth": recs_without_truth,
              "missing_predictions": missing_predictions,
              "relevance_threshold": relevance_threshold, "truth_scope": truth_scope,
-             "score_precision": score_precision}
+             "score_precision": score_precision,
+             "item_features_missing": item_features_missing}
     base = conv.all_settings() if conv is not None else dict(conventions.DEFAULTS)
     resolved = {name: base[name] if value is None else value for name, value in given.items()}
     overrides = {name: value for name, value in given.items()
@@ -321,7 +353,10 @@ def make_options(
         specs=tuple(specs), columns=Columns.coerce(columns),
         ties=_choice("ties", resolved["ties"], choices_of("ties")), policies=pol,
         relevance_threshold=threshold, id_cast=id_cast, strict=bool(strict),
-        catalog=_catalog(catalog), convention=conv, overrides=overrides)
+        catalog=_catalog(catalog), convention=conv, overrides=overrides,
+        item_features_missing=_choice("item_features_missing",
+                                      resolved["item_features_missing"],
+                                      ("error", "skip", "zero")))
 
 
 def _catalog(catalog: Iterable[Any] | None) -> list[Any] | None:

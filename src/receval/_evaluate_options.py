@@ -163,8 +163,11 @@ EVALUATE_OPTIONS: tuple[EvaluateOption, ...] = (
        "tail and Gini's catalog."),
     _O("item_features", "table", None, "Item features for diversity and serendipity: wide, "
        "long (item, feature) or item -> vector."),
-    _O("item_features_missing", "choice", "error", "A recommended item without features.",
-       choices=("error", "skip")),
+    _O("item_features_missing", "choice", None, "An item without features: error, skip (left "
+       "out of similarities) or zero (a zero vector); default: the convention's, or error.",
+       choices=("error", "skip", "zero")),
+    _O("item_features_sep", "text", "|", "Separator of several categories in one cell of a "
+       "long item_features table (MovieLens genres 'Action|Adventure')."),
     _O("per_user", "choice", "pandas", "Where per-user values go: pandas, or spark for Spark "
        "inputs.", choices=("pandas", "spark"),
        cli="Spark inputs only; the command line reads files into pandas (its --per-user FILE "

@@ -104,9 +104,9 @@ def _parallel_from(rows: int) -> Iterator[None]:
 def _data() -> dict[str, Any]:
     """Small generated data: ratings, a split, recommendations, features (seeded)."""
     import receval as rv
-    from receval import _demo
+    from receval.datasets import sample_genres, sample_ratings
 
-    ratings = _demo.sample_ratings(90, 60, seed=3)
+    ratings = sample_ratings(90, 60, seed=3)
     train, test = rv.split.temporal(ratings, test_size=0.25, per_user=True)
     rng = np.random.default_rng(3)
     users = np.sort(test["user_id"].unique())
@@ -116,7 +116,7 @@ def _data() -> dict[str, Any]:
                                                     for _ in users])})
     # rounded scores: ties for every tie policy to break
     recs["score"] = np.round(rng.random(len(recs)), 1)
-    genres = _demo.genres(ratings, seed=3)
+    genres = sample_genres(ratings, seed=3)
     wide = pd.DataFrame({"item_id": items, "x": rng.random(len(items)),
                          "y": rng.random(len(items))})
     return {"ratings": ratings, "train": train, "test": test, "recs": recs, "items": items,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Iterator
@@ -12,13 +13,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from receval._by_group import by_group
+from receval._result_html import evaluation_html
 from receval.exceptions import InvalidParameterError, UnknownMetricError
 from receval.metrics import Metric, parse
 
 if TYPE_CHECKING:
     from receval.report._plots import EvaluationPlots
 
-__all__ = ["EvaluationResult", "MetricSummary", "UserAccounting"]
+__all__ = ["EvaluationResult", "MetricSummary", "UserAccounting", "groups_frame"]
+
+
+def groups_frame(lists: dict[str, pd.Index]) -> pd.DataFrame:
+    """Every user of some lists, one row each (in id order), a boolean column per list."""
+    users = [u for u in lists.values() if len(u)]
+    index = users[0].append(users[1:]).unique() if users else pd.Index([])
+    with contextlib.suppress(TypeError):  # ids that do not order: as they came
+        index = index.sort_values()
+    return pd.DataFrame({name: index.isin(u) for name, u in lists.items()},
+                        index=index.rename("user"))
 
 
 @dataclass(frozen=True)
@@ -114,8 +127,6 @@ class UserAccounting:
         """
         if self._frame is not None:
             return self._frame
-        from receval._engine._frame import groups_frame
-
         return groups_frame({g: getattr(self, g) for g in self.GROUPS})
 
     def summary(self) -> pd.DataFrame:
@@ -270,10 +281,11 @@ class EvaluationResult:
         return list(self.summaries)
 
     def by(self, groups: Any) -> pd.DataFrame:
-        """Every metric per user group; see :func:`receval.stats.by_group`."""
-        from receval.stats._groups import by_group
+        """Every metric per user group, aggregated as ``evaluate`` does.
 
-        self._pandas_per_user("by(groups)")
+        ``groups`` maps user id -> group (a dict or Series); see
+        :func:`receval.stats.by_group`.
+        """
         return by_group(self, groups)
 
     # -- exports -----------------------------------------------------------------------------
@@ -347,8 +359,6 @@ class EvaluationResult:
         return f"<p>{html.escape(self.caption)}</p>\n{table}" if self.caption else table
 
     def _repr_html_(self) -> str:
-        from receval.report._notebook import evaluation_html
-
         return evaluation_html(self)
 
     # -- reports and figures (receval[report], receval[plot]; imported on use) ---------------

@@ -8,7 +8,9 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-__all__ = ["concat", "groups_frame", "per_user_frame", "user_order"]
+from receval._aggregate import Column
+
+__all__ = ["concat", "per_user_frame", "user_order"]
 
 
 def concat(indexes: Iterable[pd.Index]) -> pd.Index:
@@ -30,20 +32,27 @@ def user_order(users: pd.Index) -> tuple[pd.Index, np.ndarray | None]:
     return users[order], order
 
 
-def per_user_frame(ranking_users: pd.Index, rating_users: pd.Index,
-                   cols: dict[str, tuple[pd.Index, np.ndarray]],
-                   order: list[str]) -> pd.DataFrame:
-    """Ranking and rating users' values, in user order, columns in the requested order."""
-    if len(rating_users) == 0:
-        index = ranking_users
-    elif len(ranking_users) == 0:
-        index = rating_users
+def per_user_frame(cols: dict[str, Column], order: list[str], empty: pd.Index
+                   ) -> pd.DataFrame:
+    """Every column's users (their union, in id order), columns in the requested order.
+
+    ``empty`` is the index of a table without any per-user column (the ids' dtype kept).
+    """
+    indexes: list[pd.Index] = []
+    for column in cols.values():  # columns of one family share their users
+        if not any(column.users is seen for seen in indexes):
+            indexes.append(column.users)
+    if not indexes:
+        index = empty
     else:
-        index = ranking_users.union(rating_users, sort=False)
+        index = indexes[0]
+        for other in indexes[1:]:
+            if not other.equals(index):
+                index = index.union(other, sort=False)
     frame = {}
     for label in order:
         if label in cols:
-            users, values = cols[label]
+            users, values = cols[label].users, cols[label].values
             if users.equals(index):
                 frame[label] = values
             else:
@@ -53,13 +62,3 @@ def per_user_frame(ranking_users: pd.Index, rating_users: pd.Index,
         with contextlib.suppress(TypeError):  # ids that do not order: keep the input order
             out = out.sort_index()
     return out
-
-
-def groups_frame(lists: dict[str, pd.Index]) -> pd.DataFrame:
-    """Every user of some lists, one row each (in id order), a boolean column per list."""
-    users = [u for u in lists.values() if len(u)]
-    index = users[0].append(users[1:]).unique() if users else pd.Index([])
-    with contextlib.suppress(TypeError):  # ids that do not order: as they came
-        index = index.sort_values()
-    return pd.DataFrame({name: index.isin(u) for name, u in lists.items()},
-                        index=index.rename("user"))

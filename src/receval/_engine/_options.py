@@ -8,6 +8,7 @@ from typing import Any
 
 from receval._columns import Columns
 from receval.conventions import Convention
+from receval.data._side import SideInputs
 from receval.metrics import Metric
 
 __all__ = ["Options"]
@@ -28,14 +29,18 @@ class Options:
     convention: Convention | None
     overrides: dict[str, Any] = field(default_factory=dict)  # settings set over a convention
     fill_value: float | None = None  # resolved "global_mean" when computed outside a partition
-    train: Any = None  # beyond-accuracy side inputs (receval._beyond_engine)
-    item_features: Any = None
+    side: SideInputs = field(default_factory=SideInputs)  # train and features, read once
     item_features_missing: str = "error"
+    item_features_sep: str | None = "|"
 
     def missing_recs(self, metric: Metric) -> str:
         """The missing-recommendations policy of one metric (its own, or the call's)."""
         return str(getattr(metric, "missing_recs", None) or self.policies["missing_recs"])
 
-    def of(self, family: type[Metric]) -> list[tuple[str, Any]]:
-        """The requested metrics of one family, with the text they were asked as."""
-        return [(t, m) for t, m in self.specs if isinstance(m, family)]
+    def metrics_of(self, family: str) -> list[tuple[str, Any]]:
+        """The requested metrics of one family (``Metric.family``), with the text asked."""
+        return [(t, m) for t, m in self.specs if m.family == family]
+
+    def needs_features(self) -> bool:
+        """Whether some requested metric reads ``item_features``."""
+        return any("item_features" in getattr(m, "inputs", lambda: ())() for _, m in self.specs)

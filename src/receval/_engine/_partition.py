@@ -1,4 +1,4 @@
-"""One partition: validation, encoding, user accounting and every kernel, into a Partial."""
+"""One partition: validation, encoding, user accounting, then each requested family's run."""
 
 from __future__ import annotations
 
@@ -8,15 +8,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from receval import _beyond_engine as _beyond
+from receval._engine._families import FAMILIES, Context, requested
+from receval._engine._lists import ListCache
 from receval._engine._notes import Note, note
 from receval._engine._options import Options
-from receval._engine._partial import Partial, Values, exclude
-from receval._engine._ranking import run_ranking
-from receval._engine._rating import run_rating
-from receval._engine._sums import ExactSum, MetricSums
-from receval.data import InputTable, Interactions, prepare, recs_table, truth_table
-from receval.data._encode import cast_ids, lookalike_ids
+from receval._engine._partial import Partial
+from receval._exact import ExactSum
+from receval.data import Interactions, prepare, recs_table, truth_table
+from receval.data._encode import cast_table, lookalike_ids
 from receval.exceptions import (
     DataWarning,
     EmptyInputError,
@@ -24,20 +23,8 @@ from receval.exceptions import (
     UndefinedMetricWarning,
     format_examples,
 )
-from receval.metrics import BeyondMetric, ItemCoverage, Metric, RankingMetric, RatingMetric
 
-__all__ = ["cast_table", "evaluate_partition", "truth_grade_sum"]
-
-
-def cast_table(table: InputTable, how: str | None) -> InputTable:
-    """Both id columns of one table cast by ``id_cast`` (``None``: as they are)."""
-    if how is None:
-        return table
-    user = cast_ids(table.user, how, role="user", table=table.name,
-                    column=table.columns["user"])
-    item = cast_ids(table.item, how, role="item", table=table.name,
-                    column=table.columns["item"])
-    return dataclasses.replace(table, user=user, item=item)
+__all__ = ["evaluate_partition", "truth_grade_sum"]
 
 
 def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool
@@ -64,8 +51,8 @@ def truth_grade_sum(no_recs: Any, truth: Any, opts: Options) -> ExactSum:
 
     That is after the ``duplicates`` policy has dropped repeated (user, item) rows, so that
     ``missing_predictions="global_mean"`` over buckets fills with the mean the whole table
-    gives in memory (``_engine._rating``). ``no_recs`` is an empty recs table with the
-    recs' columns.
+    gives in memory (the rating family). ``no_recs`` is an empty recs table with the recs'
+    columns.
     """
     data, _ = _prepared(no_recs, truth, opts, part_of_whole=True)
     return ExactSum.of(data.t_grade)
@@ -97,38 +84,21 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     notes: list[Note] = []
     _note_lookalikes(data, opts, notes)
     groups, counts, codes = account(data, opts, notes)
-    ids = data.user_ids
-    values: dict[str, Values] = {}
-    ties: dict[str, tuple[str, int]] = {}
-    excluded: dict[str, int] = {}
-    ranking = opts.of(RankingMetric)
-    if ranking and len(codes):
-        left_out = run_ranking(data, ranking, codes, opts, values, ties, notes)
-        in_recs = data.recs_count()[codes] > 0
-        for _, metric in ranking:
-            drop = left_out.get(metric.label)
-            if opts.missing_recs(metric) == "skip":
-                drop = ~in_recs if drop is None else drop | ~in_recs
-            if drop is not None and drop.any():
-                excluded[metric.label] = exclude(values, metric.label, drop)
-    rating_codes = np.empty(0, dtype=np.int64)
-    rating_metrics: dict[str, Metric] = {}
-    if opts.of(RatingMetric):
-        rating_codes = run_rating(data, opts, values, rating_metrics, groups, counts)
-    recommended = {metric.label: recommended_items(data, metric, opts.ties)
-                   for _, metric in opts.of(ItemCoverage)}
-    beyond = _beyond.run(data, opts) if opts.of(BeyondMetric) or opts.train is not None \
-        else None
-    counts["truth_users_with_recs"] = int(((data.truth_count() > 0)
-                                           & (data.recs_count() > 0)).sum())
-    counts["n_evaluated"], counts["n_rating_evaluated"] = len(codes), len(rating_codes)
+    wanted = requested(opts.specs)
+    plan = ListCache.plan([req for name, specs in wanted.items()
+                           for req in FAMILIES[name].lists(specs, opts)])
+    ctx = Context(data, opts, ListCache(data, opts, plan), codes, notes)
+    families = {name: FAMILIES[name].run(ctx, specs) for name, specs in wanted.items()}
+    for part in families.values():
+        groups.update(part.groups)
+        counts.update(part.counts)
+    counts["n_evaluated"] = len(codes)
+    counts.setdefault("n_rating_evaluated", 0)
     counts.update({f"n_{name}": len(users) for name, users in groups.items()})
-    return Partial(
-        ranking_users=ids[codes], rating_users=ids[rating_codes],
-        values=values, ties=ties, excluded=excluded, rating_metrics=rating_metrics,
-        groups=groups, counts=counts | data.notes, recommended=recommended,
-        items=data.item_ids, notes=notes, columns=columns, beyond=beyond,
-        sums={label: MetricSums.of(*arrays) for label, arrays in values.items()})
+    rating_users = groups.pop("rating_evaluated", data.user_ids[:0])
+    return Partial(ranking_users=data.user_ids[codes], rating_users=rating_users,
+                   groups=groups, counts=counts | data.notes, items=data.item_ids,
+                   families=families, notes=notes, columns=columns)
 
 
 def account(data: Interactions, opts: Options, notes: list[Note]
@@ -157,18 +127,18 @@ def account(data: Interactions, opts: Options, notes: list[Note]
             raise MissingUsersError(
                 f"{len(bad)} {what} (e.g. {format_examples(ex(bad), len(bad))}); pass {fix}",
                 parameter=name, n_bad=len(bad), examples=ex(bad))
+    ranking = opts.metrics_of("ranking")
     evaluable = in_truth.copy()
     skipped_no_rel = no_rel[:0]
     if pol["no_relevant"] == "skip":
         evaluable &= n_rel > 0
         skipped_no_rel = no_rel
-        if len(no_rel) and opts.of(RankingMetric):
+        if len(no_rel) and ranking:
             note(notes, UndefinedMetricWarning,
                  "{n} truth users have no relevant item and are left out of the ranking "
                  "metrics (no_relevant='skip'), e.g. {examples}", len(no_rel), ex(no_rel),
                  opts.strict)
     skipped_missing = missing[:0]
-    ranking = opts.of(RankingMetric)
     if all(opts.missing_recs(m) == "skip" for _, m in ranking) and (
             ranking or pol["missing_recs"] == "skip"):
         skipped_missing = np.flatnonzero(evaluable & ~in_recs)
@@ -184,14 +154,3 @@ def account(data: Interactions, opts: Options, notes: list[Note]
     counts = {"n_users": data.n_users, "n_truth": int(in_truth.sum()),
               "n_recs": int(in_recs.sum())}
     return groups, counts, np.flatnonzero(evaluable)
-
-
-def recommended_items(data: Interactions, metric: ItemCoverage, ties: str) -> np.ndarray:
-    """Item ids that appear in some user's top k (the whole list without k)."""
-    users = np.flatnonzero(data.recs_count() > 0)
-    lists = data.ranked(users, metric.ties or ties, top=metric.k or 0)
-    lengths = lists.ends - lists.starts
-    take = np.minimum(lengths, metric.k) if metric.k else lengths
-    first = np.repeat(lists.starts, take)
-    pos = first + (np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take))
-    return np.asarray(data.item_ids[np.unique(lists.item[pos])])

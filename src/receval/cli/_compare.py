@@ -50,7 +50,9 @@ def compare(truth: Path, runs: tuple[Path, ...], metrics: tuple[str, ...], test:
     Example: receval compare test.csv knn.csv pop.csv -m ndcg@10 --test t --correction holm
     """
     import receval as rv
-    from receval.cli import _fail, _inputs, recorded
+    from receval.cli._common import fail as _fail
+    from receval.cli._common import inputs as _inputs
+    from receval.cli._common import recorded
     from receval.cli._outputs import check_paths, staged
 
     labels = names.split(",") if names else [r.stem for r in runs]

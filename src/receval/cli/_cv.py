@@ -57,7 +57,8 @@ def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds
     Example: receval cv ratings.csv --model popular --model random -m ndcg@10 --folds 5
     """
     import receval as rv
-    from receval.cli import _inputs, recorded
+    from receval.cli._common import inputs as _inputs
+    from receval.cli._common import recorded
     from receval.cli._options import read_columns
     from receval.cli._outputs import check_paths, staged
     from receval.data._files import read_table

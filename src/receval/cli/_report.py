@@ -87,7 +87,11 @@ def report(recs: Path, truth: Path, metrics: tuple[str, ...], output: Path,
            title: str | None, max_k: int | None, bins: int, **given: Any) -> None:
     """The ``report`` command (see its help)."""
     import receval as rv
-    from receval.cli import _fail, _inputs, _names, _read_inputs, recorded
+    from receval.cli._common import fail as _fail
+    from receval.cli._common import input_names as _names
+    from receval.cli._common import inputs as _inputs
+    from receval.cli._common import read_inputs as _read_inputs
+    from receval.cli._common import recorded
     from receval.cli._outputs import check_paths, staged
 
     try:

@@ -134,7 +134,7 @@ def split_cmd(data: Path, method: str, test_size: float | None, at: str | None,
     Example: receval split ratings.csv --method temporal --test-size 0.2 -o train.csv
     -o test.parquet
     """
-    from receval.cli import _fail
+    from receval.cli._common import fail as _fail
     from receval.data._files import read_table
 
     try:

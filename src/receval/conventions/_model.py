@@ -25,6 +25,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "relevance_threshold": None,
     "truth_scope": "all",
     "score_precision": "float64",
+    "item_features_missing": "error",
 })
 
 #: What each setting decides, for tables and docs.
@@ -37,6 +38,7 @@ SETTINGS: Mapping[str, str] = MappingProxyType({
     "relevance_threshold": "a truth grade is relevant when >= this (None: when > 0)",
     "truth_scope": "truth rows the library sees: all, or only recommended items",
     "score_precision": "precision the library reads scores in",
+    "item_features_missing": "an item without a row in item_features (similarity metrics)",
 })
 
 
@@ -55,6 +57,10 @@ class MetricRule:
     params_whole : dict, optional
         Different parameters when there is no cutoff (MS Recommenders' ``map`` versus
         ``map_at_k``); by default ``params``.
+    params_features : dict, optional
+        Parameters that replace those of ``params`` when ``evaluate(item_features=...)`` is
+        given: a library that compares items by their features when it has them and by
+        co-occurrence otherwise (MS Recommenders' ``item_sim_measure``).
     cutoff : {"any", "required", "none"}
         Whether the library computes the metric with a cutoff, without, or both.
     variants : tuple of (dict, str)
@@ -72,16 +78,23 @@ class MetricRule:
     name_whole: str = ""
     params: Mapping[str, Any] = field(default_factory=dict)
     params_whole: Mapping[str, Any] | None = None
+    params_features: Mapping[str, Any] | None = None
     cutoff: str = "any"
     variants: tuple[tuple[Mapping[str, Any], str], ...] = ()
     free: tuple[str, ...] = ()
     note: str = ""
 
-    def parameters(self, k: int | None) -> Mapping[str, Any]:
-        """The receval parameters for a metric with cutoff ``k`` (None: the whole list)."""
-        if k is None and self.params_whole is not None:
-            return self.params_whole
-        return self.params
+    def parameters(self, k: int | None, *, item_features: bool = False) -> Mapping[str, Any]:
+        """The receval parameters for a metric with cutoff ``k`` (None: the whole list).
+
+        With ``item_features`` (the evaluation has ``item_features=``), ``params_features``
+        replace the parameters they name.
+        """
+        base = self.params_whole if k is None and self.params_whole is not None else \
+            self.params
+        if item_features and self.params_features:
+            return {**base, **self.params_features}
+        return base
 
     def forms(self, k: int | None) -> list[tuple[Mapping[str, Any], str]]:
         """Every metric the library computes under this rule: (receval parameters, name)."""
@@ -133,7 +146,7 @@ class Convention:
         for metric, rule in self.rules.items():
             cls = get(metric)
             names = {f.name for f in cls.parameters()}
-            for params in (rule.params, rule.params_whole or {},
+            for params in (rule.params, rule.params_whole or {}, rule.params_features or {},
                            *(v for v, _ in rule.variants)):
                 bad = set(params) - names
                 if bad:
@@ -161,18 +174,20 @@ class Convention:
             f"{offered}; evaluate {cls.name} without a convention", parameter="metrics",
             examples=[cls.name])
 
-    def metric(self, spec: str | Metric) -> Metric:
+    def metric(self, spec: str | Metric, *, item_features: bool = False) -> Metric:
         """Read a metric in this convention: its rule's parameters, then those written.
 
-        A :class:`~receval.metrics.Metric` object is a complete specification and is
-        returned as it is (after checking that the library offers it).
+        ``item_features``: whether the evaluation has ``item_features=`` (a rule's
+        ``params_features`` then apply: MS Recommenders compares items by their feature
+        vectors when it has them). A :class:`~receval.metrics.Metric` object is a complete
+        specification and is returned as it is (after checking that the library offers it).
         """
         if isinstance(spec, Metric):
             self._check_cutoff(spec, self.rule(spec))
             return spec
         plain = parse(spec)
         rule = self.rule(plain)
-        metric = parse(spec, defaults=rule.parameters(plain.k))
+        metric = parse(spec, defaults=rule.parameters(plain.k, item_features=item_features))
         self._check_cutoff(metric, rule)
         return metric
 
@@ -235,7 +250,9 @@ class Convention:
             "name": self.name, "library": self.library, "versions": self.versions,
             "summary": self.summary, "aliases": list(self.aliases),
             "settings": self.all_settings(),
-            "metrics": {m: {**dataclasses.asdict(r), "params": dict(r.params)}
+            "metrics": {m: {**dataclasses.asdict(r), "params": dict(r.params),
+                            "params_features": (None if r.params_features is None
+                                                else dict(r.params_features))}
                         for m, r in self.rules.items()},
             "differences": list(self.differences),
         }

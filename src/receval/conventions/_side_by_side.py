@@ -65,12 +65,13 @@ def side_by_side(recs: Any, truth: Any, metrics: Sequence[str],
         The values and what each of them is.
     """
     import receval as rv
-    from receval.conventions import available, get
+    from receval.conventions._registry import available, get
 
     if isinstance(metrics, str):
         metrics = [metrics]
     convs: list[Convention | None] = [None] + [
         get(c) for c in (conventions if conventions is not None else available())]
+    features = options.get("item_features") is not None
     values: dict[str, dict[str, float]] = {}
     names: dict[str, dict[str, str]] = {}
     notes: dict[str, list[str]] = {}
@@ -80,7 +81,8 @@ def side_by_side(recs: Any, truth: Any, metrics: Sequence[str],
         cells = names.setdefault(column, {})
         for text in metrics:
             try:
-                metric = rv.metrics.parse(text) if conv is None else conv.metric(text)
+                metric = rv.metrics.parse(text) if conv is None else conv.metric(
+                    text, item_features=features)
             except RecevalError as exc:
                 cells[text] = f"- ({exc})" if conv is None else "- (" + _short(exc) + ")"
                 continue

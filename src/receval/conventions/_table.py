@@ -6,7 +6,7 @@ import pandas as pd
 
 from receval.conventions._model import DEFAULTS, Convention
 from receval.exceptions import UnknownMetricError
-from receval.metrics import get, parse
+from receval.metrics import Metric, get, parse
 
 __all__ = ["markdown", "table"]
 
@@ -30,6 +30,14 @@ def _cell(conv: Convention | None, name: str, whole: bool) -> str:
         return "-"
     except ValueError:  # the library has no such form (a cutoff it does not take)
         return "-"
+    cell = _named(conv, metric)
+    if conv.rule(metric).params_features:  # another form when item_features are given
+        cell += f"; with item_features: {_named(conv, conv.metric(text, item_features=True))}"
+    return cell
+
+
+def _named(conv: Convention, metric: Metric) -> str:
+    """``library name = receval label`` of one metric, ``k`` for the cutoff."""
     label = metric.label.replace(f"@{_K}", "@k")
     return f"{(conv.library_name(metric) or '-').replace(str(_K), 'k')} = {label}"
 
@@ -49,8 +57,8 @@ def table(conventions: list[str] | None = None) -> pd.DataFrame:
         setting; one column for receval's defaults and one per convention. A metric cell is
         ``library name = receval label``; ``-`` means the library does not offer it.
     """
-    from receval.conventions import get as get_convention
     from receval.conventions._presets import PRESETS
+    from receval.conventions._registry import get as get_convention
 
     convs = [get_convention(c) for c in (conventions or list(PRESETS))]
     rows: dict[str, dict[str, str]] = {}

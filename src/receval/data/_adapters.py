@@ -18,22 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from receval.data._arrow import arrow_to_pandas as _arrow_to_pandas
 from receval.data._spark import refuse_spark
 from receval.exceptions import InvalidParameterError, SchemaError
 
 __all__ = ["to_frame"]
-
-
-def _arrow_to_pandas(table: Any) -> pd.DataFrame:
-    """Arrow -> pandas keeping strings Arrow-backed (no per-row Python objects)."""
-    import pyarrow as pa
-
-    def mapper(t: Any) -> Any:
-        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
-            return pd.ArrowDtype(t)
-        return None
-
-    return table.to_pandas(types_mapper=mapper, ignore_metadata=True)
 
 
 def _is_polars(obj: Any) -> bool:

@@ -168,7 +168,7 @@ def read_bucket(path: Path) -> pd.DataFrame:
     """One bucket file as a DataFrame (memory-mapped, strings kept Arrow-backed)."""
     import pyarrow as pa
 
-    from receval.data._adapters import _arrow_to_pandas
+    from receval.data._arrow import arrow_to_pandas as _arrow_to_pandas
 
     with pa.memory_map(str(path)) as source:
         return _arrow_to_pandas(pa.ipc.open_file(source).read_all())

@@ -7,6 +7,7 @@ into user groups once per tie policy, and each group is addressed by ``starts[u]
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Literal
@@ -77,6 +78,12 @@ class RankedLists:
     def n_users(self) -> int:
         """Number of lists."""
         return len(self.starts)
+
+    def select(self, users: np.ndarray) -> RankedLists:
+        """The lists of some users (row numbers of these lists); positions are shared."""
+        return dataclasses.replace(
+            self, starts=self.starts[users], ends=self.ends[users], n_rel=self.n_rel[users],
+            ideal_starts=self.ideal_starts[users], ideal_ends=self.ideal_ends[users])
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,7 @@ import pandas as pd
 from receval._kernels import encoding as E
 from receval.exceptions import IdTypeMismatchError
 
-__all__ = ["ID_CASTS", "cast_ids", "encode_ids", "id_kind", "lookalike_ids"]
+__all__ = ["ID_CASTS", "cast_ids", "cast_table", "encode_ids", "id_kind", "lookalike_ids"]
 
 ID_CASTS = (None, "str", "int")
 
@@ -182,3 +183,17 @@ def lookalike_ids(uniques: pd.Index, codes_a: np.ndarray, codes_b: np.ndarray
     norm_b = {unicodedata.normalize("NFC", x).strip(): x for x in only_b}
     return [(a, norm_b[n]) for a in only_a
             if (n := unicodedata.normalize("NFC", a).strip()) in norm_b][:5]
+
+
+def cast_table(table: Any, how: str | None) -> Any:
+    """Both id columns of one :class:`~receval.data.InputTable` cast by ``id_cast``.
+
+    ``None`` leaves them as they are.
+    """
+    if how is None:
+        return table
+    user = cast_ids(table.user, how, role="user", table=table.name,
+                    column=table.columns["user"])
+    item = cast_ids(table.item, how, role="item", table=table.name,
+                    column=table.columns["item"])
+    return dataclasses.replace(table, user=user, item=item)

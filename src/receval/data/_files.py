@@ -104,7 +104,7 @@ def _read_delimited(path: Path, sep: str, role: str, header: bool | None,
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    from receval.data._adapters import _arrow_to_pandas
+    from receval.data._arrow import arrow_to_pandas as _arrow_to_pandas
 
     if header is None:
         header = _has_header(path, sep, encoding)
@@ -286,7 +286,7 @@ def parquet_dataset(path: str | os.PathLike[str]) -> Any:
 def _read_parquet(path: Path) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
-    from receval.data._adapters import _arrow_to_pandas
+    from receval.data._arrow import arrow_to_pandas as _arrow_to_pandas
 
     check_parquet_dir(path)
     try:

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from receval.data._adapters import _arrow_to_pandas, _is_polars
+from receval.data._adapters import _is_polars
+from receval.data._arrow import arrow_to_pandas as _arrow_to_pandas
 from receval.data._encode import _check_kind, _encode_dense_ints
 from receval.data._table import _ids
 from receval.exceptions import InvalidParameterError, NonFiniteValueError, SchemaError

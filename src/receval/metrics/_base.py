@@ -56,9 +56,10 @@ class Metric:
         Name in labels.
     aliases : tuple of str
         Other registry names.
-    family : {"ranking", "rating", "global"}
-        Which kernel computes it: per-user ranked lists, per-user rating pairs, or the whole
-        set of lists at once.
+    family : {"ranking", "rating", "per_list", "exposure"}
+        Which engine family computes it (:mod:`receval._engine._families`): per-user ranked
+        lists against the truth, per-user rating pairs, a value per list from its items
+        alone, or one value for the whole set of lists.
     takes_k : bool
         Whether ``@k`` is meaningful.
     bounds : (float, float)

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from receval.exceptions import InvalidParameterError
 from receval.metrics._base import TIES, Metric, param
+from receval.metrics._bounds import INF, Bounds
 from receval.metrics._registry import register
 
 __all__ = [
@@ -44,7 +45,7 @@ def _share(x: float) -> bool:
 
 @dataclass(frozen=True, repr=False)
 class BeyondMetric(Metric):
-    """A metric of the lists themselves, computed by :mod:`receval._beyond_engine`.
+    """A metric of the lists themselves (families ``per_list`` and ``exposure``).
 
     Attributes
     ----------
@@ -55,8 +56,9 @@ class BeyondMetric(Metric):
         parameter), ``"truth"``.
     """
 
-    family: ClassVar[str] = "beyond"
+    family: ClassVar[str] = "per_list"
     per_user: ClassVar[bool] = True
+    undefined_is_zero: ClassVar[bool] = False  # an empty list's value is undefined (NaN)
     needs: ClassVar[tuple[str, ...]] = ("train",)
     trailing: ClassVar[tuple[str, ...]] = ("ties",)
     bounds: ClassVar[tuple[float, float]] = (0.0, float("inf"))
@@ -147,6 +149,29 @@ class Diversity(_Similarity):
                            options=("pairs", "items"))
 
 
+def _unexpected_range(m: Any) -> tuple[float, float]:
+    """The range of one row's ``unexp(u, i)`` under the metric's similarity."""
+    if m.expected == "popular" or m.similarity in ("cooccurrence", "jaccard"):
+        return 0.0, 1.0  # a similarity in [0, 1]
+    if m.similarity == "cosine":
+        return 0.0, 2.0  # cosines in [-1, 1]
+    return -INF, 1.0  # 1 - a mean Euclidean distance
+
+
+def _serendipity_bounds(m: Any) -> tuple[float, float]:
+    """The range of a serendipity variant.
+
+    The mean form stays in ``unexp``'s range; the sum ``1 + sum_{j in R_u} (unexp_j - 1)``
+    over 1 to k relevant items spans ``1 + k (lo - 1)`` to ``1 + k (hi - 1)`` (``hi`` itself
+    when ``hi <= 1``).
+    """
+    lo, hi = _unexpected_range(m)
+    if m.combine == "mean":
+        return lo, hi
+    k = INF if m.k is None else float(m.k)
+    return 1.0 + k * (lo - 1.0), (1.0 + k * (hi - 1.0) if hi > 1.0 else hi)
+
+
 @register()
 class Serendipity(_Similarity):
     r"""Serendipity: the share of the top k that is relevant and unexpected (Ge et al. 2010).
@@ -157,15 +182,26 @@ class Serendipity(_Similarity):
     for items outside the user's expected list, the ``n_expected`` (default ``k``) most
     popular training items the user has not interacted with in train, else 0.
     ``expected='similarity'`` (Microsoft Recommenders, Zhang et al. 2012):
-    ``unexp(u, i) = 1 - mean_{j in train_u} s(i, j)``. Needs truth (``rel``); users
-    without a truth row are left out, users without training rows too under
-    ``'similarity'``.
+    ``unexp(u, i) = 1 - mean_{j in train_u} s(i, j)``. Needs truth (``rel``: 1 for a
+    relevant item, else 0); users without a truth row are left out, users without
+    training rows too under ``'similarity'``.
+
+    ``combine='sum'`` (Evidently 0.7.23's ``Serendipity``, ``legacy/metrics/recsys/
+    serendipity.py``) sums over the relevant items ``R_u`` of the top k instead of
+    averaging over the list:
+
+    .. math:: S_u@k = 1 - \sum_{i \in R_u@k} (1 - unexp(u, i))
+              = 1 - \sum_{i \in R_u@k} \mathrm{mean}_{j \in train_u} s(i, j)
+
+    a user without a relevant item in the top k is left out (NaN). The value is not a
+    share: it falls below 0 when several relevant items resemble the history, and exceeds
+    1 with negative cosines (``bounds`` follow the variant).
     """
 
     name = "serendipity"
     display = "Serendipity"
     needs: ClassVar[tuple[str, ...]] = ("train", "truth")
-    bounds = (0.0, 1.0)
+    bounds = Bounds((-INF, INF), _serendipity_bounds)
     summary = "share of the top k that is relevant and not expected"
     formula = "sum over the top k of rel * unexpected / |top k|"
 
@@ -175,6 +211,9 @@ class Serendipity(_Similarity):
     n_expected: int | None = param(None, "size of the expected list; None is k",
                                    kind=int, check=lambda x: x >= 1, rule="an integer >= 1")
     similarity: str = _similarity("cooccurrence")
+    combine: str = param("mean", "mean of rel * unexp over the top k, or 1 - the sum over "
+                         "the relevant items of (1 - unexp) (Evidently)",
+                         options=("mean", "sum"))
 
     def inputs(self) -> tuple[str, ...]:
         if self.expected == "popular":
@@ -189,14 +228,20 @@ class Unexpectedness(Serendipity):
     .. math:: U_u@k = \frac{1}{|L_u@k|}\sum_{i \in L_u@k} unexp(u, i)
 
     ``unexp`` as in :class:`Serendipity` (Microsoft Recommenders' serendipity without a
-    relevance column is ``expected='similarity'``). Needs no truth.
+    relevance column is ``expected='similarity'``). Needs no truth. Within ``[0, 1]``
+    except with ``similarity='cosine'`` (negative cosines: up to 2) or ``'euclidean'``
+    (1 - a mean distance: no lower bound).
     """
 
     name = "unexpectedness"
     display = "Unexpectedness"
     needs: ClassVar[tuple[str, ...]] = ("train",)
+    bounds = Bounds((-INF, 2.0), _serendipity_bounds)
     summary = "share of the top k not in the expected list"
     formula = "sum over the top k of unexpected / |top k|"
+
+    combine: str = param("mean", "mean over the top k (unexpectedness has no relevance to "
+                         "sum over)", options=("mean",))
 
     def inputs(self) -> tuple[str, ...]:
         return tuple(n for n in super().inputs() if n != "truth")
@@ -204,6 +249,7 @@ class Unexpectedness(Serendipity):
 
 @dataclass(frozen=True, repr=False)
 class _Global(BeyondMetric):
+    family: ClassVar[str] = "exposure"
     per_user = False
 
 
@@ -215,18 +261,36 @@ class Personalization(_Global):
 
     computed without pairs of users: ``sum_{u<v} = 1/2 sum_i (a_i^2 - b_i)``, ``a_i =
     sum_{u: i in L_u} w_u``, ``b_i = sum w_u^2``, ``w_u = |L_u|^{-1/2}`` (``overlap=
-    'cosine'``, recmetrics) or ``1/sqrt(k)`` (``'k'``, Evidently). Global.
+    'cosine'``, recmetrics) or ``1/sqrt(k)`` (``'k'``). Global.
+
+    ``overlap='k_full'`` is Evidently 0.7.23's ``PersonalizationMetric``:
+
+    .. math:: P@k = 1 - \frac{\sum_i c_i^2 - U k}{k\,U(U-1)}
+
+    (``c_i`` the lists holding ``i``), which subtracts ``U k`` for the users' overlaps
+    with themselves, as if every list had k items; it equals ``'k'`` when they do, and
+    exceeds it by ``sum_u (k - |L_u|) / (k U (U - 1))`` otherwise (up to ``1 + 1/(U-1)``;
+    a :class:`~receval.exceptions.DataWarning` says how many lists are shorter than k).
     """
 
     name = "personalization"
     display = "Personalization"
     needs = ()
-    bounds = (0.0, 1.0)
+    bounds = Bounds((0.0, 2.0), lambda m: (0.0, 2.0 if m.overlap == "k_full" else 1.0))
     summary = "1 - mean overlap between two users' lists"
     formula = "1 - mean over user pairs of |L_u & L_v| / sqrt(|L_u| |L_v|)"
 
-    overlap: str = param("cosine", "normalise an overlap by sqrt(|L_u||L_v|) (recmetrics) or "
-                         "by k (Evidently)", options=("cosine", "k"))
+    overlap: str = param("cosine", "normalise an overlap by sqrt(|L_u||L_v|) (recmetrics), "
+                         "by k, or by k with every list's self-overlap counted as k "
+                         "(Evidently)", options=("cosine", "k", "k_full"))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.overlap == "k_full" and self.k is None:
+            raise InvalidParameterError(
+                f"{self.display}: overlap='k_full' counts every list as k items long and "
+                f"needs a cutoff: write personalization(overlap=k_full)@k", parameter="k",
+                examples=[self.label])
 
 
 @dataclass(frozen=True, repr=False)
@@ -235,8 +299,20 @@ class _Exposure(_Global):
     higher_is_better = True
 
     items: str = param("catalog", "item set: every catalog item (catalog=, else train and "
-                       "recommended items; never-recommended ones count 0), or only the "
-                       "recommended items", options=("catalog", "recommended"))
+                       "recommended items; never-recommended ones count 0), only the "
+                       "recommended items, or every item of catalog=, train, truth and recs "
+                       "(RecBole's dataset)", options=("catalog", "recommended", "dataset"))
+    extra_items: int = param(0, "items counted besides those of the inputs, never "
+                             "recommended (RecBole's [PAD] token: 1)", kind=int,
+                             check=lambda x: x >= 0, rule="an integer >= 0")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.extra_items and self.items == "recommended":
+            raise InvalidParameterError(
+                f"{self.display}: extra_items adds never-recommended items to the item set; "
+                f"items='recommended' has none: use items='catalog' or 'dataset'",
+                parameter="extra_items", examples=[self.extra_items])
 
 
 @register("gini_index")
@@ -245,9 +321,11 @@ class Gini(_Exposure):
 
     .. math:: G@k = \frac{\sum_{j=1}^{n} (2j - n - 1)\,c_{(j)}}{m \sum_j c_{(j)}}
 
-    with exposures ``c`` sorted ascending over ``n`` items: every catalog item (default,
-    RecBole) or the recommended ones (Evidently); ``m = n`` (default) or ``n - 1``
-    (``normalize='n-1'``, Evidently). Global.
+    with exposures ``c`` sorted ascending over ``n`` items: every catalog item (default),
+    the recommended ones (Evidently), or ``items='dataset'``: every item of ``catalog=``,
+    ``train=``, the truth and the recommendations (RecBole's ``dataset.num(item_id)``, with
+    ``extra_items=1`` for its ``[PAD]`` token); ``extra_items`` never-recommended items are
+    added at 0. ``m = n`` (default) or ``n - 1`` (``normalize='n-1'``, Evidently). Global.
     """
 
     name = "gini"
@@ -268,7 +346,13 @@ class Entropy(_Global):
     .. math:: H@k = -\sum_i p(i) \log_b p(i), \quad p(i) = c_i / \sum_j c_j
 
     natural logarithm unless ``base`` is given; ``normalize='distinct'`` divides by the number
-    of distinct recommended items (RecBole's ShannonEntropy). Global.
+    of distinct recommended items (RecBole's ShannonEntropy). ``weights='lists'`` gives each
+    list a weight of 1 in total, each of its items ``1/|L_u|`` (Elliot's SEntropy):
+
+    .. math:: H@k = \frac{1}{U}\sum_i w_i\,(-\log_b p(i)), \quad
+              w_i = \sum_{u: i \in L_u@k} \frac{1}{|L_u@k|}
+
+    which is the plain entropy when every list has the same length. Global.
     """
 
     name = "entropy"
@@ -282,6 +366,9 @@ class Entropy(_Global):
                                rule="a number > 0 other than 1")
     normalize: str = param("none", "divide by the number of distinct recommended items "
                            "(RecBole)", options=("none", "distinct"))
+    weights: str = param("rows", "weigh -log p(i) by the item's share of the recommended "
+                         "rows, or by 1/|L_u| per list holding it, over the users (Elliot)",
+                         options=("rows", "lists"))
 
 
 @register()
@@ -290,7 +377,8 @@ class DistributionalCoverage(Entropy):
 
     .. math:: DC@k = -\sum_i p(i) \log_2 p(i)
 
-    Microsoft Recommenders' ``distributional_coverage``. Global.
+    Microsoft Recommenders' ``distributional_coverage``; with ``weights='lists'`` Elliot's
+    SEntropy (see :class:`Entropy`). Global.
     """
 
     name = "distributional_coverage"

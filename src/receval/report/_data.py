@@ -331,8 +331,8 @@ def recommended_items(recs: Any, truth: Any, ev: EvaluationResult, k: int | None
     import dataclasses
 
     from receval._columns import Columns
-    from receval._engine import cast_table as _cast
     from receval.data import prepare, recs_table, truth_table
+    from receval.data._encode import cast_table as _cast
 
     opts = evaluate_options(ev)
     cols = Columns.coerce(opts["columns"])

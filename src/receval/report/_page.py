@@ -7,28 +7,15 @@ automatically; only figures' SVG markup is inserted as markup).
 from __future__ import annotations
 
 import datetime as _dt
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from receval._format import fmt
 from receval.exceptions import BackendUnavailableError
 
 __all__ = ["Block", "Figure", "Page", "Section", "Table", "fmt", "render", "write"]
-
-
-def fmt(value: Any, digits: int = 4) -> str:
-    """A number as text: ``digits`` decimals, ``nan`` for a missing value, ints as ints."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.{digits}f}"
-    return str(value)
 
 
 @dataclass

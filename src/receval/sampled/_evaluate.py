@@ -12,9 +12,9 @@ import pandas as pd
 
 from receval import conventions
 from receval._columns import Columns
-from receval._engine._sums import exact_mean
 from receval._evaluate import _parse_metrics
 from receval._evaluate import evaluate as _engine_evaluate
+from receval._exact import exact_mean
 from receval._result import EvaluationResult
 from receval.exceptions import InvalidParameterError
 from receval.metrics import (

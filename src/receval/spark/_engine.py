@@ -30,15 +30,15 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from receval._engine import Options, Partial, merge, truth_grade_sum
-from receval._engine._sums import ExactSum
+from receval._exact import ExactSum
 from receval._result import EvaluationResult
 from receval.data._spark import arrow_kind, arrow_schema, check_id_kinds, is_spark_frame
 from receval.data._table import roles_of
 from receval.exceptions import EmptyInputError, InvalidParameterError, RecevalError
 from receval.spark._output import output_layout, spark_result, storage_level
 from receval.spark._partition import partition_key
-from receval.spark._shipped import Shipped, shipped_columns, tagged
-from receval.spark._worker import BUCKET, ERROR, KIND, PAYLOAD, SEQ, evaluate_batches, side_table
+from receval.spark._shipped import SEQ, Shipped, shipped_columns, tagged
+from receval.spark._worker import BUCKET, ERROR, KIND, PAYLOAD, evaluate_batches, side_table
 
 __all__ = ["evaluate_spark", "n_buckets_for"]
 
@@ -206,12 +206,6 @@ def _check_frames(recs: Any, truth: Any, opts: Options) -> None:
                 f"{name} is a {type(frame).__name__}: with a Spark DataFrame as the other "
                 f"input, both recs and truth must be Spark DataFrames (create one with "
                 f"spark.createDataFrame)", parameter=name)
-    for side, name in ((opts.train, "train"), (opts.item_features, "item_features")):
-        if is_spark_frame(side):
-            raise InvalidParameterError(
-                f"{name} is a Spark DataFrame: the Spark engine sends {name} to every "
-                f"executor whole, so pass it as a pandas, polars or Arrow table (e.g. "
-                f"{name}.toPandas() when it fits the driver)", parameter=name)
 
 
 def _partials(rows: list[Any]) -> list[Partial]:

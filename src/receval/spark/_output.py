@@ -13,10 +13,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from receval._engine import Options
+from receval._engine import Options, family_of
 from receval._result import EvaluationResult, UserAccounting
 from receval.data._spark import arrow_kind
-from receval.metrics import BeyondMetric, RankingMetric, RatingMetric
 from receval.spark._worker import (
     BUCKET,
     ERROR,
@@ -37,9 +36,7 @@ PER_USER = ("pandas", "spark")
 
 def per_user_labels(opts: Options) -> tuple[str, ...]:
     """The metrics with a value per user (the columns of ``per_user``), in request order."""
-    return tuple(m.label for _, m in opts.specs
-                 if isinstance(m, (RankingMetric, RatingMetric))
-                 or (isinstance(m, BeyondMetric) and m.per_user))
+    return tuple(m.label for _, m in opts.specs if family_of(m).per_user)
 
 
 def _user_type(recs: Any, truth: Any, recs_cols: dict[str, str], truth_cols: dict[str, str],

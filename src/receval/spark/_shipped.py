@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from receval.spark._worker import SEQ
+__all__ = ["SEQ", "SLOT", "Shipped", "shipped_columns", "tagged"]
 
-__all__ = ["SLOT", "Shipped", "shipped_columns", "tagged"]
-
+#: The column of each shipped row's number in read order (truth rows: complemented).
+SEQ = "__receval_seq"
 SLOT = "__receval_c"
 
 #: Roles of a truth column, and the recs roles that may share its slot (first match wins).

@@ -22,23 +22,20 @@ from __future__ import annotations
 import pickle
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from receval._engine import Options, Partial, evaluate_partition
-from receval._engine._frame import groups_frame
 from receval._engine._merge import per_user_table
-from receval._result import UserAccounting
+from receval._result import UserAccounting, groups_frame
 from receval.exceptions import RecevalError
+from receval.spark._shipped import SEQ, Shipped
 
-if TYPE_CHECKING:
-    from receval.spark._shipped import Shipped
-
-__all__ = ["BUCKET", "ERROR", "GROUP", "IN_PER_USER", "KIND", "PAYLOAD", "SEQ", "USER",
+__all__ = ["BUCKET", "ERROR", "GROUP", "IN_PER_USER", "KIND", "PAYLOAD", "USER",
            "VALUE", "Layout", "evaluate_batches", "side_table"]
 
-SEQ, BUCKET = "__receval_seq", "__receval_bucket"
+BUCKET = "__receval_bucket"
 KIND, ERROR, PAYLOAD = "__receval_kind", "__receval_error", "__receval_payload"
 USER, IN_PER_USER = "__receval_user", "__receval_in_per_user"
 VALUE, GROUP = "__receval_value_", "__receval_group_"

@@ -14,12 +14,13 @@ from typing import Any
 import numpy as np
 
 from receval._kernels.splitting import count_parts, leakage_counts, repeated_pairs
-from receval.exceptions import DataError, MissingUsersError, format_examples
+from receval.exceptions import DataError, EmptyInputError, MissingUsersError, format_examples
 from receval.split._per_user import PerUserPlan, per_user_test
 from receval.split._prepare import SplitInput, check_choice
 from receval.split._types import PARTS, Split, SplitReport
 
 __all__ = ["COLD_POLICIES", "SMALL_POLICIES", "cold_error", "finish", "finish_per_user",
+           "global_at_error", "global_latest_error",
            "small_users_error", "small_users_policy"]
 
 COLD_POLICIES = ("keep", "drop", "error")
@@ -172,3 +173,25 @@ def finish_per_user(inp: SplitInput, plan: PerUserPlan, *, method: str, cold_use
     extra: dict[str, Any] = {} if tied is None else {"ties_at_cut": int(tied.sum())}
     return finish(inp, test, method=method, settings=plan.settings(), small=small,
                   cold_users=cold_users, cold_items=cold_items, **extra)
+
+
+def global_latest_error(ties: str, n_block: int, cut: Any, empty: str) -> EmptyInputError:
+    """The error of a global cut whose block of equal times leaves the ``empty`` part empty."""
+    return EmptyInputError(
+        f"temporal split: with ties={ties!r}, the block of {n_block} rows at the cut "
+        f"time {cut} leaves the {empty} part empty; choose another ties= or test_size",
+        parameter="ties", examples=[ties])
+
+
+def global_at_error(at: Any, empty: str, first: Any, last: Any, column: str | None
+                    ) -> EmptyInputError:
+    """The error of ``at=`` that leaves the ``empty`` part of a global cut empty.
+
+    The rule of every global split (a share or a time): both parts need a row.
+    """
+    where = (f"after the latest time {last}" if empty == "test"
+             else f"at or before the earliest time {first}")
+    return EmptyInputError(
+        f"temporal split: at={at!r} is {where} of the timestamp column {column!r}, so the "
+        f"{empty} part would be empty (a global split needs a row in both parts); choose a "
+        f"time between {first} and {last}", parameter="at", column=column, examples=[at])

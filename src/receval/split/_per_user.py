@@ -5,7 +5,7 @@ decides each user's test rows from the user's own rows, in input order, and the 
 latest share or the latest ``k`` rows by time, or a random share or ``k`` random rows keyed
 by ``hash(seed, user id, rank of the row among the user's rows)``
 (:mod:`receval._kernels.hashing`). So any set of whole users, in particular a bucket of
-users inside a Spark executor (:mod:`receval.spark._split`), gives each of its users the same
+users inside a Spark executor (:mod:`receval.split._spark`), gives each of its users the same
 rows as the whole table does.
 """
 

@@ -17,7 +17,8 @@ from receval._kernels.grouping import counting_order
 from receval.data._rows import RowSource, id_codes, time_values
 from receval.exceptions import ColumnNotFoundError, EmptyInputError, InvalidParameterError
 
-__all__ = ["SplitInput", "check_choice", "check_seed", "check_test_size", "n_test_of",
+__all__ = ["SplitInput", "check_choice", "check_seed", "check_test_size", "global_counts",
+           "n_test_of",
            "read_input", "resolve_columns"]
 
 
@@ -183,3 +184,14 @@ def n_test_of(test_size: float, n: np.ndarray | int) -> Any:
     Always between ``floor(test_size * n)`` and ``ceil(test_size * n)``.
     """
     return np.floor(test_size * np.asarray(n, dtype=np.float64) + 0.5).astype(np.int64)
+
+
+def global_counts(n: int, test_size: float) -> int:
+    """Test rows of a share over all ``n`` rows; an error if a part would be empty."""
+    n_test = int(n_test_of(test_size, n))
+    if n_test < 1 or n_test > n - 1:
+        raise EmptyInputError(
+            f"test_size={test_size} of {n} rows gives {n_test} test rows and {n - n_test} "
+            f"training rows (floor(test_size * n + 1/2)); both parts need a row",
+            parameter="test_size", examples=[test_size])
+    return n_test

@@ -9,7 +9,7 @@ import numpy as np
 from receval._columns import Columns
 from receval._kernels.hashing import hash_positions, seed_key
 from receval.data._spark import is_spark_frame
-from receval.exceptions import EmptyInputError, InvalidParameterError
+from receval.exceptions import InvalidParameterError
 from receval.split._finish import SMALL_POLICIES, finish, finish_per_user
 from receval.split._per_user import PerUserPlan
 from receval.split._prepare import (
@@ -18,12 +18,12 @@ from receval.split._prepare import (
     check_count,
     check_seed,
     check_test_size,
-    n_test_of,
+    global_counts,
     read_input,
 )
 from receval.split._types import Split
 
-__all__ = ["global_counts", "kfold", "plan_of", "random", "random_rows",
+__all__ = ["kfold", "plan_of", "random", "random_rows",
            "reject_per_user_options"]
 
 Policy = Literal["keep", "drop", "error"]
@@ -37,17 +37,6 @@ def reject_per_user_options(small_users: str | None, min_rows: int | None) -> No
         raise InvalidParameterError(
             f"{given[0]}= applies to per-user splits (per_user=True, leave_k_out); this split "
             f"cuts all rows at once, so no user is too small", parameter=given[0])
-
-
-def global_counts(n: int, test_size: float) -> int:
-    """Test rows of a share over all ``n`` rows; an error if a part would be empty."""
-    n_test = int(n_test_of(test_size, n))
-    if n_test < 1 or n_test > n - 1:
-        raise EmptyInputError(
-            f"test_size={test_size} of {n} rows gives {n_test} test rows and {n - n_test} "
-            f"training rows (floor(test_size * n + 1/2)); both parts need a row",
-            parameter="test_size", examples=[test_size])
-    return n_test
 
 
 def plan_of(per_user: bool, small_users: str | None, min_rows: Any, method: str,
@@ -139,7 +128,7 @@ def random(data: Any, test_size: float = 0.2, *, per_user: bool = False, seed: i
                    seed=seed)
     cold: dict[str, Any] = {"cold_users": cold_users, "cold_items": cold_items}
     if is_spark_frame(data):
-        from receval.spark._split import per_user_spark, random_spark
+        from receval.split._spark import per_user_spark, random_spark
 
         return per_user_spark(data, plan, columns=columns, **cold) if plan is not None \
             else random_spark(data, f, seed, columns=columns, **cold)

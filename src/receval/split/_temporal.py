@@ -13,8 +13,14 @@ import numpy as np
 from receval._columns import Columns
 from receval.data._rows import time_point
 from receval.data._spark import is_spark_frame
-from receval.exceptions import EmptyInputError, InvalidParameterError
-from receval.split._finish import COLD_POLICIES, finish, finish_per_user
+from receval.exceptions import InvalidParameterError
+from receval.split._finish import (
+    COLD_POLICIES,
+    finish,
+    finish_per_user,
+    global_at_error,
+    global_latest_error,
+)
 from receval.split._per_user import TIES
 from receval.split._prepare import (
     SplitInput,
@@ -22,37 +28,16 @@ from receval.split._prepare import (
     check_count,
     check_seed,
     check_test_size,
+    global_counts,
     read_input,
 )
-from receval.split._random import global_counts, plan_of
+from receval.split._random import plan_of
 from receval.split._types import Split
 
-__all__ = ["TIES", "global_at_error", "global_latest_error", "leave_k_out", "temporal"]
+__all__ = ["TIES", "leave_k_out", "temporal"]
 
 Policy = Literal["keep", "drop", "error"]
 Ties = Literal["test", "train", "row_order"]
-
-
-def global_latest_error(ties: str, n_block: int, cut: Any, empty: str) -> EmptyInputError:
-    """The error of a global cut whose block of equal times leaves the ``empty`` part empty."""
-    return EmptyInputError(
-        f"temporal split: with ties={ties!r}, the block of {n_block} rows at the cut "
-        f"time {cut} leaves the {empty} part empty; choose another ties= or test_size",
-        parameter="ties", examples=[ties])
-
-
-def global_at_error(at: Any, empty: str, first: Any, last: Any, column: str | None
-                    ) -> EmptyInputError:
-    """The error of ``at=`` that leaves the ``empty`` part of a global cut empty.
-
-    The rule of every global split (a share or a time): both parts need a row.
-    """
-    where = (f"after the latest time {last}" if empty == "test"
-             else f"at or before the earliest time {first}")
-    return EmptyInputError(
-        f"temporal split: at={at!r} is {where} of the timestamp column {column!r}, so the "
-        f"{empty} part would be empty (a global split needs a row in both parts); choose a "
-        f"time between {first} and {last}", parameter="at", column=column, examples=[at])
 
 
 def _global_latest(inp: SplitInput, f: float, ties: str) -> tuple[np.ndarray, dict[str, Any]]:
@@ -160,7 +145,7 @@ def temporal(data: Any, test_size: float | None = None, *, at: Any = None,
     plan = plan_of(per_user, small_users, min_rows, "temporal", test_size=f, ties=tie)
     cold: dict[str, Any] = {"cold_users": cold_users, "cold_items": cold_items}
     if is_spark_frame(data):
-        from receval.spark._split import per_user_spark, temporal_spark
+        from receval.split._spark import per_user_spark, temporal_spark
 
         return per_user_spark(data, plan, columns=columns, **cold) if plan is not None \
             else temporal_spark(data, f, at, tie, columns=columns, **cold)
@@ -247,7 +232,7 @@ def leave_k_out(data: Any, k: int = 1, *, order: Literal["latest", "random"] = "
                    ties=tie)
     assert plan is not None
     if is_spark_frame(data):
-        from receval.spark._split import per_user_spark
+        from receval.split._spark import per_user_spark
 
         return per_user_spark(data, plan, columns=columns, cold_users=cold_users,
                               cold_items=cold_items)

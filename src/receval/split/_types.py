@@ -169,7 +169,7 @@ class Split:
     in exactly one part. ``dropped`` holds the rows a ``"drop"`` policy removed (empty unless
     one did). The parts are taken from the input when first read.
 
-    A split of a Spark DataFrame (:class:`receval.spark._split_report.SparkSplit`) has lazy
+    A split of a Spark DataFrame (:class:`receval.split._spark._report.SparkSplit`) has lazy
     Spark DataFrames as parts, and no row positions.
 
     Attributes

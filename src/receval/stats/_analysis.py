@@ -8,7 +8,6 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from receval._engine._sums import exact_mean
 from receval.stats import _paired as P
 from receval.stats._corrections import adjust
 from receval.stats._friedman import friedman
@@ -62,8 +61,8 @@ def analyse(paired: Paired, higher: dict[str, bool], *, test: str, correction: s
     labels, mask = paired.labels, paired.mask
     m = len(labels)
     count = mask.sum(axis=0).astype(np.float64)
-    # exactly rounded, as every aggregate of evaluate (a user's value where it is defined)
-    means = pd.DataFrame({label: [exact_mean(paired.x[s][mask[:, j], j]) for s in names]
+    # as every aggregate of evaluate: exact means, pooled ratios for micro metrics
+    means = pd.DataFrame({label: [paired.mean(s, j) for s in names]
                           for j, label in enumerate(labels)}, index=pd.Index(names,
                                                                               name="system"))
     # one bootstrap: the same resampled users for every system, metric and test

@@ -15,87 +15,18 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from receval._by_group import as_groups, by_group
 from receval._columns import Columns
-from receval._result import EvaluationResult
 from receval.data import truth_table
 from receval.data._adapters import to_frame
-from receval.exceptions import InvalidParameterError, MissingUsersError, format_examples
+from receval.exceptions import InvalidParameterError
 
 __all__ = ["activity_groups", "by_group", "by_item_group", "popularity_groups"]
-
-
-def _as_series(groups: Any) -> pd.Series:
-    if isinstance(groups, pd.Series):
-        return groups
-    if isinstance(groups, Mapping):
-        return pd.Series(dict(groups))
-    raise InvalidParameterError(
-        f"groups must be a mapping or a pandas Series from user id to group; got "
-        f"{type(groups).__name__}", parameter="groups")
-
-
-def by_group(ev: EvaluationResult, groups: Any) -> pd.DataFrame:
-    """Every metric of ``ev`` per user group.
-
-    Parameters
-    ----------
-    ev : EvaluationResult
-    groups : mapping or pandas.Series
-        User id -> group. Every user of ``ev.per_user`` needs a group.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index: the groups (sorted when they order); columns: ``n_users`` (users of the
-        result in the group) and one column per metric label that has per-user values
-        (global metrics such as item coverage have none and are left out).
-
-    Raises
-    ------
-    MissingUsersError
-        Users of the result without a group (``parameter='groups'``).
-    """
-    series = _as_series(groups)
-    users = ev.per_user.index
-    if series.index.has_duplicates:
-        dup = series.index[series.index.duplicated()].unique()
-        raise InvalidParameterError(
-            f"groups gives some users more than one group, e.g. "
-            f"{format_examples(list(dup[:5]), len(dup))}", parameter="groups",
-            n_bad=len(dup), examples=list(dup[:5]))
-    of_user = series.reindex(users)
-    lost = users[of_user.isna().to_numpy()]
-    if len(lost):
-        raise MissingUsersError(
-            f"{len(lost)} users of the result have no group, e.g. "
-            f"{format_examples(list(lost[:5]), len(lost))}; give every user a group (for "
-            f"users absent from a training set, e.g. a group 'cold')", parameter="groups",
-            n_bad=len(lost), examples=list(lost[:5]))
-    key = of_user.to_numpy()
-    out = pd.DataFrame({"n_users": pd.Series(key).value_counts()})
-    for label in ev.per_user.columns:
-        if label in ev._terms:
-            idx, num, den = ev._terms[label]
-            g = series.reindex(idx).to_numpy()
-            sums = pd.DataFrame({"g": g, "num": num, "den": den}).groupby("g").sum()
-            metric = ev.summaries[label].metric
-            ratio = np.where(sums["den"] > 0, sums["num"] / sums["den"].where(
-                sums["den"] > 0, 1.0), np.nan)
-            out[label] = pd.Series(metric.finalize(ratio), index=sums.index)
-        else:
-            values = pd.Series(ev.per_user[label].to_numpy())
-            out[label] = values.groupby(key).mean()  # NaN (undefined) left out
-    with contextlib.suppress(TypeError):  # groups that do not order stay as they came
-        out = out.sort_index()
-    out.index.name = "group"
-    return out
 
 
 def activity_groups(train: Any, bins: int = 4, *, columns: Columns | dict[str, str] | None
@@ -182,7 +113,7 @@ def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any,
     """
     from receval._evaluate import evaluate
 
-    series = _as_series(groups)
+    series = as_groups(groups)
     frame = to_frame(truth, "truth")
     table = truth_table(frame, Columns.coerce(evaluate_options.get("columns")))
     item_group = series.reindex(table.item.to_numpy()).to_numpy()

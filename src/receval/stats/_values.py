@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from receval._aggregate import Column, aggregate
+from receval._exact import exact_mean
 from receval._result import EvaluationResult
 from receval.exceptions import EmptyInputError
 from receval.metrics import Metric
@@ -103,6 +105,24 @@ class Paired:
     lacking: dict[str, int]
     n_users: dict[str, int]
     raw: dict[str, np.ndarray]
+    metrics: dict[str, Metric] = field(default_factory=dict)
+    terms: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+
+    def mean(self, system: str, j: int) -> float:
+        """System's aggregate of metric ``j`` over the compared users, as evaluate's.
+
+        The exactly rounded mean of the per-user values, or for a micro metric
+        ``finalize(sum num / sum den)`` (:func:`receval._aggregate.aggregate`), never the
+        mean of the linearised values (equal in exact arithmetic, not in floating point).
+        """
+        label, rows = self.labels[j], self.mask[:, j]
+        metric = self.metrics.get(label)
+        terms = self.terms.get(system, {}).get(label)
+        if metric is None or terms is None:
+            return exact_mean(self.x[system][rows, j])
+        column = Column(self.users[rows], self.raw[system][rows, j], terms[0][rows],
+                        terms[1][rows])
+        return aggregate(metric, column.sums())
 
 
 def _derivative(metric: Metric, r: float) -> float:
@@ -168,20 +188,24 @@ def pair_users(systems: dict[str, SystemValues], labels: Sequence[str],
             f"the systems have no user in common (users={users!r}); users per system: "
             f"{sizes}", parameter="systems")
     x, plain = {}, {}
+    terms: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for name, s in systems.items():
         v = np.where(mask, raw[name], 0.0)
         plain[name] = v.copy()
+        terms[name] = {}
         for j, label in enumerate(tested):
             if label in s.terms:
                 idx, num, den = s.terms[label]
                 pos = idx.get_indexer(universe)
                 num_u = np.where(pos >= 0, num[pos], 0.0)
                 den_u = np.where(pos >= 0, den[pos], 0.0)
+                terms[name][label] = (num_u, den_u)
                 v[:, j] = _linearised(metrics[label], num_u, den_u, mask[:, j])
         x[name] = v
     lacking = {name: len(s.lacking) for name, s in systems.items()}
     n_users = {label: int(mask[:, j].sum()) for j, label in enumerate(tested)}
-    return Paired(universe, tested, x, mask, lacking, n_users, plain)
+    return Paired(universe, tested, x, mask, lacking, n_users, plain,
+                  {label: metrics[label] for label in tested if label in metrics}, terms)
 
 
 def direction(metric: Any) -> bool:

@@ -34,11 +34,17 @@ def frames(case: dict[str, Any], recs_rows: list[list[Any]] | None = None
 
 
 def evaluate(case: dict[str, Any], metrics: list[str], convention: str,
-             recs_rows: list[list[Any]] | None = None, **kwargs: Any) -> EvaluationResult:
-    """``rv.evaluate`` of the case under a convention (recs_rows replaces the case's recs)."""
+             recs_rows: list[list[Any]] | None = None, *, features: bool = True,
+             **kwargs: Any) -> EvaluationResult:
+    """``rv.evaluate`` of the case under a convention (recs_rows replaces the case's recs).
+
+    ``features``: pass the case's ``item_features`` (a convention may read metric names
+    differently with them: MS Recommenders' feature similarity).
+    """
     data = frames(case, recs_rows)
     return rv.evaluate(data["recs"], data["truth"], metrics, convention=convention,
-                       train=data["train"], item_features=data["item_features"], **kwargs)
+                       train=data["train"],
+                       item_features=data["item_features"] if features else None, **kwargs)
 
 
 def _close(a: float, b: float | None) -> bool:

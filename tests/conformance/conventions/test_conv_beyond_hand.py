@@ -1,6 +1,7 @@
-"""Hand-computed library values on the hand-made cases of ``fixtures/beyond_cases.py``, read
-from the libraries' fixtures (MS Recommenders, Evidently and Elliot ran them) and from the
-written definitions (RecBole's, checked live by ``test_conv_beyond_recbole.py``).
+"""Hand-computed library values on the hand-made cases of ``fixtures/beyond_cases.py`` and
+``fixtures/make_beyond_findings.py``, read from the libraries' fixtures (MS Recommenders,
+Evidently and Elliot ran them) and from the written definitions (RecBole's, checked live by
+``test_conv_beyond_recbole.py``).
 
 ``edge-mixed``: train u0 {1, 2}, u1 {1, 3, 5}, u3 {4} (6 rows, 3 users; item 1 has 2 rows,
 items 2-5 one each, item 6 none); top 3 by score: u0 [3, 4, 6], u1 [2], u2 [1, 5] (u2 has no
@@ -17,9 +18,18 @@ import pytest
 
 from tests.conformance._data import load_fixture
 from tests.conformance.conventions._beyond_defs import cases_module, recbole_defs
-from tests.conformance.conventions.test_conv_beyond_fixtures import ELLIOT, EVIDENTLY, MSR
+from tests.conformance.conventions.test_conv_beyond_fixtures import (
+    ELLIOT,
+    EVIDENTLY,
+    FIXTURES,
+    MSR,
+)
 
 pytestmark = pytest.mark.conformance
+
+FINDINGS = FIXTURES / "beyond_findings.json.gz"
+#: the features of beyond_findings' cases (fixtures/make_beyond_findings.py)
+FEATS_FINDINGS = load_fixture(FINDINGS)["cases"][0]["features"]
 
 LOG2_3, LOG2_5, LOG2_6 = math.log2(3), math.log2(5), math.log2(6)
 
@@ -98,3 +108,63 @@ def test_recbole_edge_same_lists() -> None:
     assert math.isclose(rb["shannonentropy"], math.log(3) / 3, rel_tol=1e-12)
     assert rb["averagepopularity"][0] == 0.0
     assert rb["tailpercentage"][0] == 0.0
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(
+        sum(x * x for x in a) * sum(y * y for y in b))
+
+
+def test_ms_recommenders_feature_similarity_by_hand() -> None:
+    """beyond_findings' msr-features (features 1 (1, 0, .5), 2 (.5, 1, 0), 3 (0, 1, 1),
+    4 (1, 1, -.5), 5 (-1, .25, 0)), item_feature_vector.
+
+    u2's list [1, 4]: cos = (1 + 0 - .25) / (sqrt 1.25 * sqrt 2.25) = .75 / 1.67705 =
+    .44721, diversity 1 - .44721 = .55279. u1 (train 1, 2) recommended 3: unexp = 1 -
+    (cos(3, 1) + cos(3, 2)) / 2 = 1 - (.5 / 1.58114 + 1 / 1.58114) / 2 = 1 - .47434 =
+    .52566. With item 5 missing from item_feature_df (MSR fills the pair with 0), u1's list
+    [3, 4, 5] has one pair left: 1 - (cos(3, 4) + 0 + 0) / 3 = 1 - (.5 / (sqrt 2 * 1.5)) / 3.
+    """
+    f = {int(i): v for i, v in FEATS_FINDINGS.items()}
+    stored = load_fixture(FINDINGS)["cases"]
+    base = next(c for c in stored if c["name"] == "msr-features")["values"]["feat"]
+    assert math.isclose(base["diversity"]["per_user"]["u2"], 1 - _cos(f[1], f[4]),
+                        rel_tol=1e-12)
+    assert math.isclose(_cos(f[1], f[4]), 0.75 / math.sqrt(1.25 * 2.25), rel_tol=1e-12)
+    unexp_3 = 1 - (_cos(f[3], f[1]) + _cos(f[3], f[2])) / 2
+    assert math.isclose(unexp_3, 1 - (0.5 + 1) / math.sqrt(2 * 1.25) / 2, rel_tol=1e-12)
+    missing = next(c for c in stored if c["name"] == "msr-recommended-item-without-features")
+    assert math.isclose(missing["values"]["feat"]["diversity"]["per_user"]["u1"],
+                        1 - _cos(f[3], f[4]) / 3, rel_tol=1e-12)
+
+
+def test_evidently_serendipity_by_hand() -> None:
+    """beyond_findings' evidently-full-lists at k = 3: u1 trained on 1 and 2, its relevant
+    top-3 items are 3 and 5. cos(3, 1) = .5 / 1.58114 = .31623, cos(3, 2) = 1 / 1.58114 =
+    .63246 (mean .47434); cos(5, 1) = -1 / (1.03078 * 1.11803) = -.86772, cos(5, 2) = -.25 /
+    1.15244 = -.21693 (mean -.54233). Evidently sums over the relevant items: 1 - (.47434 -
+    .54233) = 1.06799, above 1. With the row (u1, 1) twice the means are over three rows:
+    1 - ((2 * .31623 + .63246) / 3 + (2 * -.86772 - .21693) / 3) = 1.22915."""
+    f = {int(i): v for i, v in FEATS_FINDINGS.items()}
+    stored = load_fixture(FINDINGS)["cases"]
+    full = next(c for c in stored if c["name"] == "evidently-full-lists")["values"]
+    u1 = 1 - ((_cos(f[3], f[1]) + _cos(f[3], f[2])) / 2 + (_cos(f[5], f[1])
+                                                          + _cos(f[5], f[2])) / 2)
+    assert math.isclose(full["serendipity"]["per_user"]["u1"], u1, rel_tol=1e-9)
+    assert math.isclose(u1, 1.06798, abs_tol=1e-5)
+    dup = next(c for c in stored if c["name"] == "evidently-duplicate-training-row")["values"]
+    u1_rows = 1 - ((2 * _cos(f[3], f[1]) + _cos(f[3], f[2])) / 3
+                   + (2 * _cos(f[5], f[1]) + _cos(f[5], f[2])) / 3)
+    assert math.isclose(dup["serendipity"]["per_user"]["u1"], u1_rows, rel_tol=1e-9)
+
+
+def test_evidently_personalization_and_coverage_by_hand() -> None:
+    """evidently-short-lists (k = 3: u1 [3, 4, 5], u2 [1], u3 [2, 5]): c_5 = 2, the others
+    1: sum c^2 = 4 + 4 = 8, n = 3: 1 - (8 - 9) / (3 * 6) = 19/18. evidently-items-outside-
+    train: top-3 items 1, 2, 3, 4, 5, 7, 8; the training items are 1..6; in both: 1..5:
+    5 / 6."""
+    stored = load_fixture(FINDINGS)["cases"]
+    short = next(c for c in stored if c["name"] == "evidently-short-lists")["values"]
+    assert math.isclose(short["report"]["personalization"], 19 / 18, rel_tol=1e-12)
+    outside = next(c for c in stored if c["name"] == "evidently-items-outside-train")
+    assert math.isclose(outside["values"]["report"]["coverage"], 5 / 6, rel_tol=1e-12)

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conformance._data import load_fixture
+from tests.conformance._data import assert_same_record, fixture_maker, load_fixture
 from tests.conformance.conventions import test_conv_beyond_presets as presets
 from tests.conformance.conventions._beyond_live import again, rerun_stored, run_new
 from tests.conformance.conventions.test_conv_beyond_fixtures import (
@@ -56,11 +56,28 @@ LIBRARIES: dict[str, tuple[Path, Path, str, Callable[[dict[str, Any]], None]]] =
 }
 
 
+FINDINGS = MAKERS / "beyond_findings.json.gz"
+
+
 def test_installed_versions_are_the_fixtures() -> None:
     """pandas 2 (MS Recommenders is wrong under 3) and the fixtures' library versions."""
     assert pd.__version__.startswith("2.")
     assert recommenders.__version__ == load_fixture(MSR)["header"]["version"]
     assert evidently.__version__ == load_fixture(EVIDENTLY)["header"]["version"]
+    assert load_fixture(FINDINGS)["header"]["versions"] == {
+        "recommenders": recommenders.__version__, "evidently": evidently.__version__}
+
+
+@pytest.mark.parametrize("name", [c["name"] for c in load_fixture(FINDINGS)["cases"]])
+def test_findings_fixture_is_what_the_libraries_produce(name: str) -> None:
+    """Each hand-made case of ``beyond_findings.json.gz`` (features, items without them,
+    short lists, items outside train, repeated training rows) measured again by MS
+    Recommenders or Evidently equals the stored values that
+    ``test_conv_beyond_findings.py`` compares the conventions with."""
+    case = next(c for c in load_fixture(FINDINGS)["cases"] if c["name"] == name)
+    inputs = {k: v for k, v in case.items() if k != "values"}
+    live = fixture_maker(MAKERS / "make_beyond_findings.py").run_case(inputs)
+    assert_same_record(case["values"], live["values"], name)
 
 
 @pytest.mark.parametrize(("library", "name"), [(lib, name) for lib, spec in LIBRARIES.items()

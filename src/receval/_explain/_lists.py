@@ -1,47 +1,47 @@
-"""``explain`` for the per-list beyond-accuracy metrics: one list, its worked table.
+"""``explain`` for the per-list metrics: one list of items, its value and worked table.
 
-The value comes from :func:`receval.evaluate` on a one-user table (one implementation);
-the table shows the terms it sums: the self-information or popularity of each item, the
-pairwise dissimilarities of a list, or each item's (un)expectedness.
+The value comes from :func:`receval.evaluate` on a one-user table (one implementation); the
+table shows the terms it sums: the self-information or popularity of each item, or the
+pairwise dissimilarities of a list. Side inputs are read by the same readers as in
+``evaluate`` (:mod:`receval.data._side`), so every form ``evaluate`` takes works here.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from receval._explain import Explanation, _render
-from receval.exceptions import InvalidParameterError
-from receval.metrics import BeyondMetric, Diversity, Novelty, Popularity
+from receval._columns import Columns
+from receval._explain._table import ListExplanation
+from receval.data._side import read_features, train_ids
+from receval.exceptions import InvalidParameterError, format_examples
+from receval.metrics import Diversity, Metric, Novelty, Popularity
 
-__all__ = ["ListExplanation", "explain_list"]
+__all__ = ["explain_list"]
 
 
-@dataclass(frozen=True)
-class ListExplanation(Explanation):
-    """A beyond-accuracy metric on one list of items, with its worked table."""
-
-    items: tuple[Any, ...] = ()
-
-    def __str__(self) -> str:
-        return "\n".join([f"{self.metric.label} of items {list(self.items)}", "",
-                          _render(self.table), "", *self.lines])
+def _similarity(m: Diversity, a: np.ndarray, b: np.ndarray) -> float:
+    if m.similarity == "cosine":
+        na, nb = np.linalg.norm(a), np.linalg.norm(b)
+        return float(a @ b / (na * nb)) if na > 0 and nb > 0 else 0.0
+    if m.similarity == "jaccard":
+        fa, fb = a != 0, b != 0
+        return float((fa & fb).sum() / (fa | fb).sum()) if (fa | fb).any() else 0.0
+    return float(np.linalg.norm(a - b))
 
 
 def _pairs(m: Diversity, items: list[Any], item_features: Any, train: Any) -> pd.DataFrame:
     """Every pair of the list with its similarity and dissimilarity."""
     if m.similarity == "cooccurrence":
-        users = pd.DataFrame(train).iloc[:, :2].drop_duplicates()
-        users.columns = ["user", "item"]
-        sets = users.groupby("item")["user"].apply(set).to_dict()
+        users, ids = train_ids(train, Columns())
+        sets = pd.Series(users.to_numpy()).groupby(ids.to_numpy()).apply(set).to_dict()
     else:
-        frame = pd.DataFrame(item_features).set_index(pd.DataFrame(item_features).columns[0])
-        vecs = {i: np.asarray(frame.loc[i], dtype=np.float64) for i in items}
+        feats = read_features(item_features, Columns())
+        row = dict(zip(feats.items, range(len(feats.items)), strict=True))
     rows = []
     for x in range(len(items)):
         for y in range(x + 1, len(items)):
@@ -49,14 +49,8 @@ def _pairs(m: Diversity, items: list[Any], item_features: Any, train: Any) -> pd
             if m.similarity == "cooccurrence":
                 sa, sb = sets.get(a, set()), sets.get(b, set())
                 s = len(sa & sb) / math.sqrt(len(sa) * len(sb)) if sa and sb else 0.0
-            elif m.similarity == "cosine":
-                na, nb = np.linalg.norm(vecs[a]), np.linalg.norm(vecs[b])
-                s = float(vecs[a] @ vecs[b] / (na * nb)) if na > 0 and nb > 0 else 0.0
-            elif m.similarity == "jaccard":
-                fa, fb = vecs[a] != 0, vecs[b] != 0
-                s = float((fa & fb).sum() / (fa | fb).sum()) if (fa | fb).any() else 0.0
             else:
-                s = float(np.linalg.norm(vecs[a] - vecs[b]))
+                s = _similarity(m, feats.matrix[row[a]], feats.matrix[row[b]])
             d = s if m.similarity == "euclidean" else 1.0 - s
             rows.append({"i": a, "j": b, "similarity": s, "dissimilarity": d})
     return pd.DataFrame(rows, columns=["i", "j", "similarity", "dissimilarity"])
@@ -64,8 +58,8 @@ def _pairs(m: Diversity, items: list[Any], item_features: Any, train: Any) -> pd
 
 def _per_item(m: Novelty | Popularity, items: list[Any], train: Any) -> pd.DataFrame:
     """Each item's training popularity and its term."""
-    frame = pd.DataFrame(train).iloc[:, :2]
-    frame.columns = ["user", "item"]
+    users, ids = train_ids(train, Columns())
+    frame = pd.DataFrame({"user": users.to_numpy(), "item": ids.to_numpy()})
     by_users = m.popularity == "users"
     counts = (frame.drop_duplicates().groupby("item")["user"].nunique() if by_users
               else frame.groupby("item").size())
@@ -82,7 +76,16 @@ def _per_item(m: Novelty | Popularity, items: list[Any], train: Any) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def explain_list(metric: str | BeyondMetric, items: Sequence[Any], *, train: Any = None,
+def _check_items(items: list[Any]) -> None:
+    seen = pd.Series(items, dtype=object)
+    dup = seen[seen.duplicated()].unique().tolist()
+    if dup:
+        raise InvalidParameterError(
+            f"the list repeats items ({format_examples(dup, len(dup))}); a recommendation list "
+            f"holds each item once", parameter="grades", n_bad=len(dup), examples=dup[:5])
+
+
+def explain_list(metric: str | Metric, items: Sequence[Any], *, train: Any = None,
                  item_features: Any = None) -> ListExplanation:
     """Explain novelty, popularity or diversity on one list of item ids (best first).
 
@@ -102,6 +105,7 @@ def explain_list(metric: str | BeyondMetric, items: Sequence[Any], *, train: Any
             f"explain shows novelty, popularity and diversity lists; {m.label} is not one",
             parameter="metric")
     items = list(items)
+    _check_items(items)
     recs = pd.DataFrame({"user": 0, "item": items, "score": -np.arange(len(items),
                                                                          dtype=float)})
     result = evaluate(recs, recs[["user", "item"]], [m], train=train,

@@ -13,7 +13,7 @@ parameters. Nothing but aggregates reaches the driver; the parts are lazy Spark 
    - per-user splits (``per_user=True``, ``leave_k_out``): the rows are shuffled by a bucket
      of the user id (as :mod:`receval.spark._engine` does), and each partition is split in a
      Python worker by the in-memory per-user core, rows in read order
-     (:mod:`receval.spark._split_worker`);
+     (:mod:`receval.split._spark._worker`);
    - ``temporal(at=)``: a filter;
    - ``temporal(test_size=)``: the cut time, the ``floor(f n + 1/2)``-th latest time, is
      found by histogram passes (:mod:`receval.spark._select`), and with ``ties="row_order"``
@@ -23,7 +23,7 @@ parameters. Nothing but aggregates reaches the driver; the parts are lazy Spark 
      key :func:`receval.split._random.random_rows` gives it in memory, and the ``n_test``
      smallest keys are selected as above.
 
-4. **Policies and report** (:mod:`receval.spark._split_report`): the cold policies are joins;
+4. **Policies and report** (:mod:`receval.split._spark._report`): the cold policies are joins;
    the report comes from aggregations.
 """
 
@@ -42,15 +42,14 @@ from receval.exceptions import (
 )
 from receval.spark._engine import _bucket, _pyspark_notes_ignored, n_buckets_for
 from receval.spark._select import Selected, kth_smallest
-from receval.spark._split_report import SparkSplit, apply_cold, report_of
-from receval.spark._split_time import TimeKey, quoted
-from receval.spark._split_worker import CODE, DROP_COLD_ITEM, DROP_COLD_USER, split_batches
-from receval.spark._worker import BUCKET, SEQ
-from receval.split._finish import COLD_POLICIES
+from receval.spark._shipped import SEQ
+from receval.spark._worker import BUCKET
+from receval.split._finish import COLD_POLICIES, global_at_error, global_latest_error
 from receval.split._per_user import PerUserPlan
-from receval.split._prepare import check_choice, resolve_columns
-from receval.split._random import global_counts
-from receval.split._temporal import global_at_error, global_latest_error
+from receval.split._prepare import check_choice, global_counts, resolve_columns
+from receval.split._spark._report import SparkSplit, apply_cold, report_of
+from receval.split._spark._time import TimeKey, quoted
+from receval.split._spark._worker import CODE, DROP_COLD_ITEM, DROP_COLD_USER, split_batches
 
 __all__ = ["per_user_spark", "random_spark", "temporal_spark"]
 

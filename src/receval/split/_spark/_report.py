@@ -1,6 +1,6 @@
 """The back end of a Spark split: the cold policies, the report by aggregations, the Split.
 
-Every row carries its code (:data:`~receval.spark._split_worker.CODE`: train, test, or the
+Every row carries its code (:data:`~receval.split._spark._worker.CODE`: train, test, or the
 policy that dropped it). The cold policies are joins with the users (items) that have a
 training row. The report is computed by two aggregation jobs, never by collecting rows:
 
@@ -24,8 +24,9 @@ from functools import cached_property
 from typing import Any
 
 from receval.exceptions import InvalidParameterError
-from receval.spark._split_time import TimeKey, quoted
-from receval.spark._split_worker import (
+from receval.split._finish import cold_error, small_users_error
+from receval.split._spark._time import TimeKey, quoted
+from receval.split._spark._worker import (
     CODE,
     DROP_COLD_ITEM,
     DROP_COLD_USER,
@@ -35,7 +36,6 @@ from receval.spark._split_worker import (
     TRAIN,
     TRAIN_SMALL,
 )
-from receval.split._finish import cold_error, small_users_error
 from receval.split._types import Split, SplitReport
 
 __all__ = ["SparkSplit", "apply_cold", "report_of"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from receval._beyond_engine._side import Side
+from receval._engine._families._side import Side
 from receval._kernels import beyond as BK
 from receval.metrics import _beyond as M
 
-__all__ = ["DENSE_CELLS", "MODES", "diversity", "similarity_inputs"]
+__all__ = ["DENSE_CELLS", "MODES", "diversity", "similarity_inputs", "usable_items"]
 
 #: The kernels' code of each ``similarity=``.
 MODES = {"cosine": BK.COSINE, "jaccard": BK.JACCARD, "euclidean": BK.EUCLIDEAN,
@@ -82,10 +82,25 @@ def _raw_similarity(side: Side, mode: int, item: np.ndarray
     return np.zeros(1, dtype=np.int64), np.zeros(1), np.ascontiguousarray(feats)
 
 
-def diversity(metric: M.Diversity, side: Side, item: np.ndarray, take: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
+def usable_items(side: Side, mode: int, policy: str) -> np.ndarray:
+    """Which item codes a similarity compares (the kernels skip the others).
+
+    Co-occurrence reads train, not features: every item, whatever the features another
+    metric of the call reads. Feature similarities skip the items without features under
+    ``item_features_missing='skip'``; under ``'zero'`` such an item is compared as the zero
+    vector its row holds (cosine and Jaccard similarity 0 to every item, Microsoft
+    Recommenders' value; Euclidean distance the other item's norm).
+    """
+    if mode == BK.COOCCURRENCE or policy == "zero":
+        return np.ones(len(side.items), dtype=bool)
+    return side.usable
+
+
+def diversity(metric: M.Diversity, side: Side, item: np.ndarray, take: np.ndarray,
+              policy: str = "error") -> tuple[np.ndarray, np.ndarray]:
+    """Per list: the sum of pairwise dissimilarities and the denominator of the mean."""
     mode = MODES[metric.similarity]
-    usable = side.usable if mode != BK.COOCCURRENCE else np.ones(len(side.items), dtype=bool)
+    usable = usable_items(side, mode, policy)
     keys, vals, feats, mode = similarity_inputs(side, mode, item)
     n = len(take)
     total, pairs, count = np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)

@@ -7,28 +7,14 @@ import math
 import numpy as np
 import pandas as pd
 
-from receval._beyond_engine._side import Side
-from receval._beyond_engine._similarity import MODES, similarity_inputs
+from receval._engine._families._side import Side
+from receval._engine._families._similarity import MODES, similarity_inputs, usable_items
+from receval._engine._lists import Cut
 from receval._kernels import beyond as BK
-from receval.data import Interactions
 from receval.exceptions import DataError, format_examples
 from receval.metrics import _beyond as M
 
-__all__ = ["Lists", "row_terms"]
-
-
-class Lists:
-    """One tie policy's ranked lists cut at k: rows, their user and their item codes."""
-
-    def __init__(self, data: Interactions, users: np.ndarray, policy: str):
-        self.lists = data.ranked(users, policy)
-        self.lengths = self.lists.ends - self.lists.starts
-
-    def cut(self, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        take = np.minimum(self.lengths, k) if k else self.lengths
-        first = np.repeat(self.lists.starts, take)
-        pos = first + (np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take))
-        return take, pos, np.repeat(np.arange(len(take)), take)
+__all__ = ["row_terms"]
 
 
 def _popularity_of(side: Side, kind: str) -> tuple[np.ndarray, float]:
@@ -47,9 +33,11 @@ def _absent_error(metric: M.BeyondMetric, side: Side, codes: np.ndarray) -> None
 
 
 def row_terms(metric: M.BeyondMetric, side: Side, item: np.ndarray, rel: np.ndarray,
-               lists: Lists, take: np.ndarray, pos: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Per top-k row: the metric's term and whether the row counts (in the denominator)."""
+              top: Cut, policy: str = "error") -> tuple[np.ndarray, np.ndarray]:
+    """Per top-k row: the metric's term and whether the row counts (in the denominator).
+
+    ``policy``: ``item_features_missing`` (items without features in similarities).
+    """
     counts = np.ones(len(item), dtype=bool)
     if isinstance(metric, M.Novelty):
         pop, total = _popularity_of(side, metric.popularity)
@@ -72,7 +60,7 @@ def row_terms(metric: M.BeyondMetric, side: Side, item: np.ndarray, rel: np.ndar
         return pop[item] / scale, counts
     if isinstance(metric, (M.LongTail, M.LongTailCoverage)):
         return _tail_mask(metric, side)[item].astype(np.float64), counts
-    return _unexpected(metric, side, item, rel, lists, take, pos)
+    return _unexpected(metric, side, item, rel, top, policy)
 
 
 def _tail_mask(metric: M.LongTail | M.LongTailCoverage, side: Side) -> np.ndarray:
@@ -98,10 +86,9 @@ def _tail_mask(metric: M.LongTail | M.LongTailCoverage, side: Side) -> np.ndarra
 
 
 def _unexpected(metric: M.BeyondMetric, side: Side, item: np.ndarray, rel: np.ndarray,
-                lists: Lists, take: np.ndarray, pos: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+                top: Cut, policy: str) -> tuple[np.ndarray, np.ndarray]:
     assert isinstance(metric, M.Serendipity)
-    starts = np.cumsum(take) - take
+    take, starts = top.take, top.starts
     out = np.zeros(len(item))
     if metric.expected == "popular":
         by_pop = np.flatnonzero(side.in_train)
@@ -115,9 +102,10 @@ def _unexpected(metric: M.BeyondMetric, side: Side, item: np.ndarray, rel: np.nd
                                by_pop, n_exp.astype(np.int64), out)
     else:
         mode = MODES[metric.similarity]
+        usable = usable_items(side, mode, policy)
         keys, vals, feats, mode = similarity_inputs(side, mode, item, history=True)
         BK.mean_similarity_to_history(starts, take, item, side.h_starts, side.h_ends,
-                                      side.h_item, side.usable, mode, feats, keys, vals,
+                                      side.h_item, usable, mode, feats, keys, vals,
                                       len(side.items), out)
     if not isinstance(metric, M.Unexpectedness):
         out = out * rel

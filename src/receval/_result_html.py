@@ -1,14 +1,11 @@
-"""Rich HTML of results for Jupyter (``_repr_html_``): no jinja2 or matplotlib needed."""
+"""Rich HTML of a result for Jupyter (``_repr_html_``): no jinja2 or matplotlib needed."""
 
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
+from typing import Any
 
-from receval.report._page import fmt
-
-if TYPE_CHECKING:
-    from receval._result import EvaluationResult
+from receval._format import fmt
 
 __all__ = ["evaluation_html", "html_table"]
 
@@ -25,8 +22,12 @@ def html_table(headers: list[str], rows: list[list[str]], numeric: set[int]) -> 
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def evaluation_html(ev: EvaluationResult) -> str:
-    """The metric table, the convention and the user accounting of one evaluation."""
+def evaluation_html(ev: Any) -> str:
+    """The metric table, the convention and the user accounting of one evaluation.
+
+    ``ev`` is an :class:`~receval.EvaluationResult` (typed ``Any``: results import this
+    module, never the other way round).
+    """
     conv = ev.settings.get("convention")
     names = ev.settings.get("metrics") or {}
     headers = ["metric", "value", "aggregation", "users"] + ([f"{conv} name"] if conv else [])

@@ -1,0 +1,157 @@
+"""The ranking family: per-user metrics of ranked lists against relevant items (nDCG, AP, ...).
+
+Metrics that share a tie policy and gains are computed together by one pass of the compiled
+ranking kernel (:func:`receval._kernels.ranking.ranking_kernel`) over the evaluated users'
+lists; tied scores that straddle a cutoff are counted and noted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from receval._aggregate import aggregate, column_of
+from receval._engine._families._base import Context, Family, FamilyPartial, MergeContext, Specs
+from receval._engine._lists import ListKey
+from receval._engine._notes import Note, note
+from receval._exact import MetricSums, add_sums
+from receval._kernels import ranking as RK
+from receval._result import MetricSummary
+from receval.data import Interactions, RankedLists
+from receval.exceptions import (
+    EmptyInputError,
+    InvalidGradeError,
+    TiesAtCutoffWarning,
+    format_examples,
+)
+
+__all__ = ["Ranking", "ties_at_cutoffs"]
+
+
+def ties_at_cutoffs(lists: RankedLists, ks: set[int]) -> dict[int, np.ndarray]:
+    """Users (row numbers) whose items at ranks k and k + 1 have equal keys, per cutoff."""
+    out: dict[int, np.ndarray] = {}
+    if lists.key is None:
+        return out
+    lengths = lists.ends - lists.starts
+    for k in sorted(ks):
+        rows = np.flatnonzero(lengths > k)
+        at = lists.starts[rows] + k
+        tied = lists.key[at - 1] == lists.key[at]
+        if tied.any():
+            out[k] = rows[tied]
+    return out
+
+
+def _key(metric: Any, opts: Any) -> ListKey:
+    grades, shifted = metric.grade_mode
+    return ListKey(metric.tie_policy or opts.ties, grades, shifted)
+
+
+def _kernel(data: Interactions, group: list[Any], lists: RankedLists, codes: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Numerators and denominators of one group of metrics (users x metrics)."""
+    req = np.array([m.request() for m in group], dtype=np.float64)
+    num = np.zeros((lists.n_users, len(group)))
+    den = np.zeros((lists.n_users, len(group)))
+    RK.ranking_kernel(
+        lists.starts, lists.ends, lists.grade, lists.rel, lists.n_rel, lists.ideal_starts,
+        lists.ideal_ends, lists.ideal_grade, lists.block_start, lists.block_end,
+        req[:, 0].astype(np.int64), req[:, 1].astype(np.int64), req[:, 2].astype(np.int64),
+        req[:, 3].astype(np.int64), req[:, 4].astype(np.int64),
+        np.ascontiguousarray(req[:, 5]), num, den)  # a column: one layout, one compile
+    bad = ~(np.isfinite(num) & np.isfinite(den))
+    if bad.any():
+        rows = np.flatnonzero(bad.any(axis=1))
+        ex = [data.user_ids[codes[r]] for r in rows[:5]]
+        raise InvalidGradeError(
+            f"gains overflow to infinity for {len(rows)} users (e.g. "
+            f"{format_examples(ex, len(rows))}): exponential gain 2^grade - 1 of grades "
+            f"this large is not a finite number; use gain='linear', or nDCG (which is "
+            f"computed exactly at any scale)", parameter="gain", n_bad=len(rows),
+            examples=ex)
+    return num, den
+
+
+def _note_ties(data: Interactions, straddle: dict[int, np.ndarray], policy: str,
+               codes: np.ndarray, opts: Any, notes: list[Note]) -> None:
+    """One note per cutoff where tied scores straddle it (the merge shows the worst)."""
+    if policy not in ("stable", "item"):
+        return
+    for k, users in sorted(straddle.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if len(users) == 0:
+            continue
+        note(notes, TiesAtCutoffWarning,
+             f"tied scores straddle the cutoff k={k} for {{n}} users (e.g. {{examples}}): "
+             f"which tied item is in the top k depends on ties={policy!r}; ties='expected' "
+             f"averages over every order",
+             len(users), [data.user_ids[codes[i]] for i in users[:5]], opts.strict, cutoff=k)
+
+
+class Ranking(Family):
+    """nDCG, AP, precision, recall, MRR, hit rate, AUC, ...: one kernel pass per group."""
+
+    name = "ranking"
+
+    def lists(self, specs: Specs, opts: Any) -> list[tuple[ListKey, int]]:
+        groups: dict[ListKey, list[Any]] = {}
+        for _, metric in specs:
+            groups.setdefault(_key(metric, opts), []).append(metric)
+        out = []
+        for key, group in groups.items():
+            places = [m.places_read for m in group]  # max(k) + 1: ties at the cutoff
+            out.append((key, max(places) + 1 if all(places) else 0))
+        return out
+
+    def run(self, ctx: Context, specs: Specs) -> FamilyPartial:
+        data, opts, codes = ctx.data, ctx.opts, ctx.evaluated
+        out = FamilyPartial(state={"ties": {}, "excluded": {}})
+        if not len(codes):
+            return out
+        groups: dict[ListKey, list[Any]] = {}
+        for _, metric in specs:
+            groups.setdefault(_key(metric, opts), []).append(metric)
+        users = data.user_ids[codes]
+        in_recs = data.recs_count()[codes] > 0
+        for key, group in groups.items():
+            lists = ctx.lists.get(key).select(codes)
+            num, den = _kernel(data, group, lists, codes)
+            straddle = ties_at_cutoffs(lists, {m.k for m in group if m.k})
+            _note_ties(data, straddle, key.policy, codes, opts, ctx.notes)
+            for j, metric in enumerate(group):
+                column = column_of(metric, users, num[:, j], den[:, j])
+                drop = metric.left_out(num[:, j], den[:, j])
+                if opts.missing_recs(metric) == "skip":
+                    drop = ~in_recs if drop is None else drop | ~in_recs
+                if drop is not None and drop.any():
+                    out.state["excluded"][metric.label] = column.drop(drop)
+                out.add(metric.label, column)
+                n_straddle = len(straddle.get(metric.k, [])) if metric.k else 0
+                out.state["ties"][metric.label] = (key.policy, n_straddle)
+        return out
+
+    def check(self, specs: Specs, counts: dict[str, int]) -> None:
+        if counts["n_evaluated"] == 0:
+            raise EmptyInputError(
+                f"no user can be evaluated on ranking metrics: {counts['n_truth']} truth "
+                f"users, of whom {counts['n_no_relevant']} have no relevant item and "
+                f"{counts['n_missing_recs']} have no recommendations", parameter="truth")
+
+    def summarize(self, specs: Specs, parts: Sequence[FamilyPartial], ctx: MergeContext
+                  ) -> dict[str, MetricSummary]:
+        out = {}
+        n_users = ctx.counts["n_evaluated"]
+        for _, metric in specs:
+            label = metric.label
+            sums = add_sums([p.sums[label] for p in parts if label in p.sums]) \
+                if any(label in p.sums for p in parts) else MetricSums.of(np.empty(0))
+            policy = next((p.state["ties"][label][0] for p in parts
+                           if label in p.state["ties"]), ctx.opts.ties)
+            straddle = sum(p.state["ties"].get(label, ("", 0))[1] for p in parts)
+            n_out = sum(p.state["excluded"].get(label, 0) for p in parts)
+            out[label] = MetricSummary(metric, aggregate(metric, sums), metric.aggregation_mode,
+                                       n_users - n_out, sums.n_undefined - n_out, policy,
+                                       straddle, n_out)
+        return out

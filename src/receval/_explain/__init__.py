@@ -1,0 +1,62 @@
+"""``explain``: a metric on one list, with the worked table of a textbook.
+
+A ranking metric is explained on a list of relevance grades (:mod:`._ranking`), a per-list
+metric (novelty, popularity, diversity) on a list of item ids (:mod:`._lists`); either way
+the value is what :func:`receval.evaluate` gives that list, by the same engine code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from receval._explain._lists import explain_list
+from receval._explain._ranking import explain_ranking
+from receval._explain._table import Explanation, ListExplanation
+from receval.exceptions import InvalidParameterError
+from receval.metrics import Metric, parse
+
+__all__ = ["Explanation", "ListExplanation", "explain"]
+
+
+def explain(metric: str | Metric, grades: Sequence[Any],
+            ideal: Sequence[float] | None = None, *,
+            relevance_threshold: float | None = None, train: Any = None,
+            item_features: Any = None) -> Explanation:
+    """Compute a metric on one list and show the arithmetic.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        A ranking metric, e.g. ``"ndcg@6"`` or ``"ap(denominator=relevant)@10"``, or a
+        per-list metric (``"novelty@10"``, ``"popularity@10"``, ``"diversity@10"``).
+    grades : sequence
+        For a ranking metric, the grade (relevance) of each recommended item, best-ranked
+        first (0 = not relevant). For a per-list metric, the item ids of the list.
+    ideal : sequence of float, optional
+        The grades of all the user's judged items (recommended or not), for the ideal
+        ordering and the number of relevant items; by default the list itself.
+    relevance_threshold : float, optional
+        Grades ``>=`` this are relevant (default: every positive grade).
+    train, item_features : table, optional
+        For the per-list metrics: training interactions (popularity) and item features
+        (similarity), read as :func:`receval.evaluate` reads them.
+
+    Returns
+    -------
+    Explanation
+        ``.value``, ``.table`` and ``str()`` for the worked table.
+
+    Examples
+    --------
+    >>> round(explain("ndcg@6", [3, 2, 3, 0, 1, 2]).value, 3)
+    0.961
+    """
+    m = parse(metric)
+    if m.family == "per_list":
+        return explain_list(m, grades, train=train, item_features=item_features)
+    if m.family != "ranking":
+        raise InvalidParameterError(
+            f"explain works on ranking metrics and on novelty, popularity and diversity; "
+            f"{m.label} is a {m.family} metric", parameter="metric")
+    return explain_ranking(m, grades, ideal, relevance_threshold=relevance_threshold)
