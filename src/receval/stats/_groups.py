@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,19 +25,75 @@ from receval._columns import Columns
 from receval._result import EvaluationResult
 from receval.data import truth_table
 from receval.data._adapters import to_frame
-from receval.exceptions import InvalidParameterError, MissingUsersError, format_examples
+from receval.data._encode import id_kind
+from receval.exceptions import (
+    EmptyInputError,
+    IdTypeMismatchError,
+    InvalidParameterError,
+    MissingUsersError,
+    format_examples,
+)
 
-__all__ = ["activity_groups", "by_group", "by_item_group", "popularity_groups"]
+__all__ = ["activity_groups", "by_group", "by_item_group", "check_group_ids", "group_order",
+           "popularity_groups"]
 
 
 def _as_series(groups: Any) -> pd.Series:
     if isinstance(groups, pd.Series):
         return groups
     if isinstance(groups, Mapping):
-        return pd.Series(dict(groups))
+        return pd.Series(dict(groups), dtype=object if not groups else None)
     raise InvalidParameterError(
-        f"groups must be a mapping or a pandas Series from user id to group; got "
+        f"groups must be a mapping or a pandas Series from id to group; got "
         f"{type(groups).__name__}", parameter="groups")
+
+
+def check_group_ids(groups: pd.Series, ids: pd.Index | pd.Series, role: str,
+                    where: str) -> None:
+    """The ids of ``groups`` (its index) are of the kind of ``ids`` (those they label).
+
+    Ids are compared exactly and never cast, so group keys ``'1'`` label no user ``1``;
+    an index of another kind would otherwise match nothing (an empty table, or every user
+    "without a group").
+
+    Raises
+    ------
+    IdTypeMismatchError
+        Naming both kinds and dtypes (``parameter='groups'``).
+    """
+    keys = pd.Series(groups.index)
+    if not len(keys) or not len(ids):
+        return
+    kind, ref = id_kind(keys), id_kind(pd.Series(ids))
+    if kind == "mixed":
+        types = keys.map(lambda v: type(v).__name__).unique().tolist()
+        raise IdTypeMismatchError(
+            f"groups: the {role} ids (its index) mix value types {types}; ids are compared "
+            f"exactly: make them one type, that of {where} ({ref}, dtype {ids.dtype})",
+            parameter="groups", examples=types)
+    if kind != ref:
+        raise IdTypeMismatchError(
+            f"groups: the {role} ids (its index) are {kind} (dtype {keys.dtype}) while "
+            f"{where} has {ref} {role} ids (dtype {ids.dtype}); ids are compared exactly and "
+            f"never cast: convert one side first, e.g. groups.index.astype(...)",
+            parameter="groups", examples=[str(keys.dtype), str(ids.dtype)])
+
+
+def group_order(groups: pd.Series, present: Any) -> list[Any]:
+    """The groups of ``present`` in the order a table shows them.
+
+    A categorical ``groups`` keeps the order of its categories (ordered or not); other
+    labels are sorted when they order (numbers by value, strings alphabetically) and kept
+    in their first-appearance order otherwise.
+    """
+    seen = pd.unique(pd.Series(list(present), dtype=object))
+    if isinstance(groups.dtype, pd.CategoricalDtype):
+        have = set(seen)
+        return [c for c in groups.cat.categories if c in have]
+    try:
+        return sorted(seen)
+    except TypeError:  # labels of several types that do not order
+        return list(seen)
 
 
 def by_group(ev: EvaluationResult, groups: Any) -> pd.DataFrame:
@@ -48,22 +103,28 @@ def by_group(ev: EvaluationResult, groups: Any) -> pd.DataFrame:
     ----------
     ev : EvaluationResult
     groups : mapping or pandas.Series
-        User id -> group. Every user of ``ev.per_user`` needs a group.
+        User id -> group. Every user of ``ev.per_user`` needs a group; its ids must be of
+        the result's user id type (no cast).
 
     Returns
     -------
     pandas.DataFrame
-        Index: the groups (sorted when they order); columns: ``n_users`` (users of the
+        Index: the groups, in the order of the categories for a categorical ``groups``
+        (e.g. :func:`activity_groups`, ordered from the least to the most active), else
+        sorted when they order (numbers by value); columns: ``n_users`` (users of the
         result in the group) and one column per metric label that has per-user values
         (global metrics such as item coverage have none and are left out).
 
     Raises
     ------
+    IdTypeMismatchError
+        Group keys of another type than the result's user ids (``parameter='groups'``).
     MissingUsersError
         Users of the result without a group (``parameter='groups'``).
     """
     series = _as_series(groups)
     users = ev.per_user.index
+    check_group_ids(series, users, "user", "the result")
     if series.index.has_duplicates:
         dup = series.index[series.index.duplicated()].unique()
         raise InvalidParameterError(
@@ -78,12 +139,13 @@ def by_group(ev: EvaluationResult, groups: Any) -> pd.DataFrame:
             f"{format_examples(list(lost[:5]), len(lost))}; give every user a group (for "
             f"users absent from a training set, e.g. a group 'cold')", parameter="groups",
             n_bad=len(lost), examples=list(lost[:5]))
-    key = of_user.to_numpy()
+    key = of_user.to_numpy(dtype=object)
+    order = group_order(series, key)
     out = pd.DataFrame({"n_users": pd.Series(key).value_counts()})
     for label in ev.per_user.columns:
         if label in ev._terms:
             idx, num, den = ev._terms[label]
-            g = series.reindex(idx).to_numpy()
+            g = series.reindex(idx).to_numpy(dtype=object)
             sums = pd.DataFrame({"g": g, "num": num, "den": den}).groupby("g").sum()
             metric = ev.summaries[label].metric
             ratio = np.where(sums["den"] > 0, sums["num"] / sums["den"].where(
@@ -92,8 +154,7 @@ def by_group(ev: EvaluationResult, groups: Any) -> pd.DataFrame:
         else:
             values = pd.Series(ev.per_user[label].to_numpy())
             out[label] = values.groupby(key).mean()  # NaN (undefined) left out
-    with contextlib.suppress(TypeError):  # groups that do not order stay as they came
-        out = out.sort_index()
+    out = out.reindex(pd.Index(order, dtype=object))
     out.index.name = "group"
     return out
 
@@ -107,26 +168,36 @@ def activity_groups(train: Any, bins: int = 4, *, columns: Columns | dict[str, s
     train : table
         Interactions (any table receval reads), one row per (user, item).
     bins : int
-        Number of quantile bins (``pandas.qcut``; bins with equal edges are merged).
+        Number of quantile bins (``pandas.qcut``; bins with equal edges are merged, so
+        there may be fewer). When every user has the same number of rows there is one
+        group, labelled by that number.
     columns : Columns or dict, optional
 
     Returns
     -------
     pandas.Series
-        User id -> a label ``'<low>-<high>'`` of the counts in the user's bin. Users absent
-        from ``train`` are not in it.
+        User id -> a label ``'<low>-<high>'`` (or ``'<n>'``) of the smallest and largest
+        count in the user's bin, an ordered categorical from the least to the most active
+        bin (``ev.by`` keeps that order). Users absent from ``train`` are not in it.
     """
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise InvalidParameterError(f"bins must be an integer >= 1; got {bins!r}",
                                     parameter="bins", examples=[bins])
     table = truth_table(train, Columns.coerce(columns))
     counts = table.user.value_counts()
-    cut = pd.qcut(counts, q=bins, duplicates="drop")
-    edges = [(int(np.floor(i.left)) + 1, int(np.floor(i.right))) for i in cut.cat.categories]
-    edges[0] = (int(counts.min()), edges[0][1])
-    names = [f"{lo}-{hi}" if lo != hi else f"{lo}" for lo, hi in edges]
-    labels = pd.Categorical.from_codes(cut.cat.codes.to_numpy(), categories=pd.Index(names),
-                                       ordered=True)
+    if counts.nunique() == 1:  # quantiles of equal counts have one edge: one bin
+        codes = np.zeros(len(counts), dtype=np.int64)
+    else:
+        codes = pd.qcut(counts, q=bins, duplicates="drop").cat.codes.to_numpy()
+    # a label per bin from the counts it holds; bins left empty by the merge are dropped
+    used, codes = np.unique(codes, return_inverse=True)
+    values = counts.to_numpy()
+    low = np.full(len(used), np.iinfo(np.int64).max)
+    high = np.zeros(len(used), dtype=np.int64)
+    np.minimum.at(low, codes, values)
+    np.maximum.at(high, codes, values)
+    names = [f"{lo}-{hi}" if lo != hi else f"{lo}" for lo, hi in zip(low, high, strict=True)]
+    labels = pd.Categorical.from_codes(codes, categories=pd.Index(names), ordered=True)
     return pd.Series(labels, index=counts.index.rename("user"), name="activity")
 
 
@@ -171,28 +242,54 @@ def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any,
     recs, truth, metrics
         As in :func:`receval.evaluate`.
     groups : mapping or pandas.Series
-        Item id -> group (e.g. :func:`popularity_groups`). Truth items without a group are
-        left out of every group (their number is in the column ``n_truth_rows``).
+        Item id -> group (e.g. :func:`popularity_groups`), ids of the truth's item id type
+        (no cast). Truth items without a group are left out of every group (the column
+        ``n_truth_rows`` counts each group's rows). A group without a truth row is shown
+        with ``n_users = 0`` and NaN metrics.
 
     Returns
     -------
     pandas.DataFrame
-        Index: the groups; columns: ``n_users`` (users evaluated), ``n_truth_rows`` and one
-        column per metric label.
+        Index: the groups (ordered as in :func:`by_group`); columns: ``n_users`` (users
+        evaluated), ``n_truth_rows`` and one column per metric label.
+
+    Raises
+    ------
+    IdTypeMismatchError
+        Group keys of another type than the truth's item ids (``parameter='groups'``).
+    EmptyInputError
+        No truth item has a group.
     """
     from receval._evaluate import evaluate
 
     series = _as_series(groups)
     frame = to_frame(truth, "truth")
     table = truth_table(frame, Columns.coerce(evaluate_options.get("columns")))
-    item_group = series.reindex(table.item.to_numpy()).to_numpy()
-    rows = {}
-    for g in pd.unique(series.to_numpy()):
+    check_group_ids(series, table.item, "item", "truth")
+    if series.index.has_duplicates:
+        dup = series.index[series.index.duplicated()].unique()
+        raise InvalidParameterError(
+            f"groups gives some items more than one group, e.g. "
+            f"{format_examples(list(dup[:5]), len(dup))}", parameter="groups",
+            n_bad=len(dup), examples=list(dup[:5]))
+    item_group = series.reindex(table.item.to_numpy()).to_numpy(dtype=object)
+    if pd.isna(item_group).all():
+        ex = list(pd.unique(table.item)[:5])
+        raise EmptyInputError(
+            f"groups gives no truth item a group (truth items e.g. "
+            f"{format_examples(ex, table.item.nunique())}; groups has "
+            f"{format_examples(list(series.index[:5]), len(series))}): every group would "
+            f"be empty", parameter="groups", n_bad=table.item.nunique(), examples=ex)
+    rows: dict[Any, dict[str, float]] = {}
+    for g in group_order(series, series.dropna().to_numpy(dtype=object)):
         keep = np.flatnonzero(item_group == g)
-        if len(keep) == 0:
+        if len(keep) == 0:  # a group without truth rows: shown, with nothing to evaluate
+            rows[g] = {"n_users": 0, "n_truth_rows": 0}
             continue
         ev = evaluate(recs, frame.iloc[keep], metrics, **evaluate_options)
         rows[g] = {"n_users": ev.users.n_evaluated, "n_truth_rows": len(keep), **ev.to_dict()}
     out = pd.DataFrame.from_dict(rows, orient="index")
+    out["n_users"] = out["n_users"].astype(np.int64)
+    out["n_truth_rows"] = out["n_truth_rows"].astype(np.int64)
     out.index.name = "group"
     return out
