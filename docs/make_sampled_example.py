@@ -57,13 +57,14 @@ def results() -> dict[tuple[str, str], dict[str, float]]:
     out: dict[tuple[str, str], dict[str, float]] = {}
     for model in ("sharp", "broad"):
         full = full_scores(true_ranks(model, rng), rng)
+        # merge drops the record negatives() keeps in cand.attrs: say how they were drawn
         scored = cand.merge(full, on=["user_id", "item_id"], how="left")
         exact = rv.evaluate(full, test, METRICS)
         for label in exact:
             out.setdefault((label, "full ranking"), {})[model] = exact[label]
         for correction in rv.sampled.CORRECTIONS:
             ev = rv.sampled.evaluate(scored, test, METRICS, n_items=N_ITEMS,
-                                     correction=correction)
+                                     correction=correction, strategy="uniform")
             for label in ev:
                 out.setdefault((label, f"sampled, {correction}"), {})[model] = ev[label]
     return out
