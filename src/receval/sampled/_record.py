@@ -109,9 +109,9 @@ def out_of_range(means: dict[str, float], ranges: dict[str, tuple[float, float]]
             f"[{ranges[label][0]:g}, {ranges[label][1]:g}], uncorrected "
             f"{uncorrected[label]:.4g})" for label in bad[:5])
         warn(f"correction={correction!r} gives means outside the metric's range: {shown}. "
-             f"The correction is unbiased over many samplings but each list's value swings "
-             f"widely, and {n_lists} lists do not average it out; use "
-             f"correction='bias_variance' or 'rank_estimate', or more lists (see "
-             f"docs/sampled.md, 'When a correction is safe'). Metrics: "
-             f"{format_examples(bad, len(bad))}", SampledCorrectionWarning)
+             f"The correction's table (settings['sampled']['tables']) has entries outside "
+             f"the range that cancel out only on average over many samplings, and "
+             f"{n_lists} lists are too few for that here; use correction='bias_variance' or "
+             f"'rank_estimate', or more lists (docs/sampled.md, 'When a correction is "
+             f"safe'). Metrics: {format_examples(bad, len(bad))}", SampledCorrectionWarning)
     return bad
