@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,7 +11,7 @@ import pandas as pd
 
 from receval._columns import Columns
 from receval._result import EvaluationResult
-from receval.exceptions import InvalidParameterError, UnknownMetricError
+from receval.exceptions import DataWarning, InvalidParameterError, UnknownMetricError, warn
 from receval.metrics import Metric, parse
 from receval.stats._analysis import analyse
 from receval.stats._comparison import Comparison
@@ -78,14 +79,14 @@ def _entries(systems: Any, parameter: str, baseline: Any) -> list[tuple[str, Any
             f"{parameter} must be a mapping from system name to its recommendations or "
             f"EvaluationResult, e.g. {{'knn': recs_a, 'pop': recs_b}}, or a list of "
             f"(name, system) pairs; got {type(systems).__name__}", parameter=parameter)
-    names = [str(k) for k, _ in pairs]
+    names = [_name(k, parameter) for k, _ in pairs]
     if len(names) < 2:
         raise InvalidParameterError(
             f"{parameter} must hold at least two systems to compare; got {len(names)} "
             f"({names})", parameter=parameter, examples=names)
     seen: dict[str, list[Any]] = {}
-    for key, _ in pairs:
-        seen.setdefault(str(key), []).append(key)
+    for name, (key, _) in zip(names, pairs, strict=True):
+        seen.setdefault(name, []).append(key)
     repeated = {name: keys for name, keys in seen.items() if len(keys) > 1}
     if repeated:
         shown = "; ".join(f"{name!r} {len(keys)} times (keys {', '.join(map(repr, keys))})"
@@ -99,6 +100,23 @@ def _entries(systems: Any, parameter: str, baseline: Any) -> list[tuple[str, Any
             f"baseline must name one of the systems {names}; got {baseline!r}",
             parameter="baseline", examples=[baseline])
     return [(name, system) for name, (_, system) in zip(names, pairs, strict=True)]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _name(key: Any, parameter: str) -> str:
+    """A system's name: ``str(key)``, lone surrogates (no encoding holds them) as U+FFFD.
+
+    Such a name could be neither stored by pandas' string columns nor written to a report;
+    the replacement is warned about (:class:`~receval.exceptions.DataWarning`).
+    """
+    name = str(key)
+    clean = _SURROGATE.sub("\ufffd", name)
+    if clean != name:
+        warn(f"{parameter}: the system name {name!r} holds lone surrogates, which no text "
+             f"encoding can hold; it is named {clean!r} (U+FFFD for each)", DataWarning)
+    return clean
 
 
 def _labels(named: Sequence[tuple[str, int | None, EvaluationResult]], metrics: Any
