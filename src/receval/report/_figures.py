@@ -32,6 +32,7 @@ __all__ = [
     "new_figure",
     "popularity_figure",
     "text",
+    "tick_labels",
 ]
 
 #: Colour-blind-safe palette (Okabe & Ito, 2008), in drawing order.
@@ -63,6 +64,23 @@ def text(value: object) -> str:
     from receval.report._page import clean_text
 
     return clean_text(str(value)).replace("$", r"\$")
+
+
+def tick_labels(names: Sequence[object], width: int = 24) -> tuple[list[str], float]:
+    """Names as axis labels, and the width in inches their longest line needs.
+
+    Each name goes through :func:`text` and is wrapped at ``width`` characters; a character
+    takes about 0.075 in at the default font size.
+
+    Figures with one panel per metric draw the names once per row of panels, in a margin of
+    that width, so long names neither squeeze the panels nor push them off the figure.
+    """
+    import textwrap
+
+    wrapped = ["\n".join(textwrap.wrap(text(n), width, break_long_words=True)) or text(n)
+               for n in names]
+    longest = max((len(line) for w in wrapped for line in w.split("\n")), default=0)
+    return wrapped, 0.5 + 0.075 * longest
 
 
 def _style(ax: Axes) -> None:
@@ -191,9 +209,9 @@ def comparison_figure(means: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame
     n = max(1, len(metrics))
     cols = min(n, 3)
     rows = math.ceil(n / cols)
-    fig = new_figure(3.4 * cols, 0.6 + (0.45 * len(means) + 0.9) * rows)
+    systems, label_width = tick_labels(means.index)
+    fig = new_figure(label_width + 2.6 * cols, 0.6 + (0.45 * len(means) + 0.9) * rows)
     fig.suptitle(text(title), x=0.01, ha="left", fontsize=11)
-    systems = [text(s) for s in means.index]
     y = np.arange(len(systems))[::-1]
     for i, metric in enumerate(metrics):
         ax = fig.add_subplot(rows, cols, i + 1)
@@ -212,6 +230,7 @@ def comparison_figure(means: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame
                                 xytext=(4, 0), textcoords="offset points", va="center",
                                 fontsize=10)
         ax.set_yticks(y, systems)
+        ax.tick_params(axis="y", labelleft=i % cols == 0)  # the names once per row
         ax.set_ylim(-0.7, len(systems) - 0.3)
         ax.set_title(text(metric), loc="left")
         ax.set_xlabel("mean over users")
@@ -226,7 +245,8 @@ def folds_figure(per_fold: pd.DataFrame, metrics: Sequence[str], *, model: str =
     cols = min(n, 3)
     rows = math.ceil(n / cols)
     models = list(dict.fromkeys(per_fold[model].astype(str)))
-    fig = new_figure(3.4 * cols, 0.4 + (0.4 * len(models) + 1.0) * rows)
+    shown, label_width = tick_labels(models)
+    fig = new_figure(label_width + 2.6 * cols, 0.4 + (0.4 * len(models) + 1.0) * rows)
     fig.suptitle("Values per fold (dots) with mean and standard deviation over folds",
                  x=0.01, ha="left", fontsize=11)
     y = {name: len(models) - 1 - j for j, name in enumerate(models)}
@@ -245,7 +265,8 @@ def folds_figure(per_fold: pd.DataFrame, metrics: Sequence[str], *, model: str =
             std = float(vals.std(ddof=1)) if len(vals) > 1 else 0.0
             ax.errorbar([mean], [y[name]], xerr=[[std], [std]], fmt="D", color=color,
                         ecolor="#333333", capsize=3, markersize=5)
-        ax.set_yticks(list(y.values()), [text(name) for name in y])
+        ax.set_yticks(list(y.values()), shown)
+        ax.tick_params(axis="y", labelleft=i % cols == 0)  # the names once per row
         ax.set_ylim(-0.7, len(models) - 0.3)
         ax.set_title(text(metric), loc="left")
         ax.set_xlabel("value on the fold")

@@ -76,7 +76,8 @@ def _settings_section(cmp: Any) -> Section:
     sec.p(f"Test: {_test_name(s)}; {corr} over the {s.get('n_tests', '')} tests of the "
           f"comparison; a difference is significant when its corrected p-value is below "
           f"alpha = {s.get('alpha')}.", "lead")
-    sec.table(settings_table(s, ("test", "method", "correction", "alpha", "confidence",
+    shown = {k: v for k, v in s.items() if k != "method" or v is not None}
+    sec.table(settings_table(shown, ("test", "method", "correction", "alpha", "confidence",
                                   "n_resamples", "seed", "users", "baseline", "n_tests",
                                   "ci_method"),
                               "Settings"))
@@ -120,18 +121,21 @@ def _tests_section(cmp: Any) -> Section:
     sec = Section("tests", "Paired tests")
     t = cmp.tests
     bootstrap = "ci_low" in t.columns
-    headers = ["metric", "systems (a vs b)", "difference a - b", "effect size", "statistic",
-               "p-value", "corrected p-value", "significant", "users"]
-    if bootstrap:
-        headers.insert(3, "interval of the difference")
+    # the bootstrap and permutation statistics are the mean difference itself
+    statistic = cmp.settings.get("test") not in ("bootstrap", "permutation")
+    headers = ["metric", "systems (a vs b)", "difference a - b"]
+    headers += ["interval of the difference"] if bootstrap else []
+    headers += ["effect size"] + (["statistic"] if statistic else [])
+    headers += ["p-value", "corrected p-value", "significant", "users"]
     rows = []
     for _, r in t.iterrows():
-        row = [str(r["metric"]), _pair(r["system_a"], r["system_b"]), fmt(plain(r["diff"])),
-               fmt(plain(r["effect_size"])), fmt(plain(r["statistic"])), fmt_p(r["p_value"]),
-               fmt_p(r["p_adjusted"]), "yes" if bool(r["significant"]) else "no",
-               fmt(plain(r["n_users"]))]
-        if bootstrap:
-            row.insert(3, f"[{fmt(plain(r['ci_low']))}, {fmt(plain(r['ci_high']))}]")
+        row = [str(r["metric"]), _pair(r["system_a"], r["system_b"]), fmt(plain(r["diff"]))]
+        row += [f"[{fmt(plain(r['ci_low']))}, {fmt(plain(r['ci_high']))}]"] if bootstrap \
+            else []
+        row += [fmt(plain(r["effect_size"]))]
+        row += [fmt(plain(r["statistic"]))] if statistic else []
+        row += [fmt_p(r["p_value"]), fmt_p(r["p_adjusted"]),
+                "yes" if bool(r["significant"]) else "no", fmt(plain(r["n_users"]))]
         rows.append(row)
     classes = ["sig" if bool(r["significant"]) else "" for _, r in t.iterrows()]
     s = cmp.settings
@@ -142,7 +146,7 @@ def _tests_section(cmp: Any) -> Section:
           f"(corrected p-value below alpha = {s.get('alpha')}) are bold. The full table, with "
           "each system's mean, is cmp.tests.", "lead")
     numeric = [j for j, h in enumerate(headers) if h not in (
-        "metric", "systems (a vs b)", "significant", "interval of the difference")]
+        "metric", "systems (a vs b)", "significant")]
     return sec.table(Table(headers, rows, caption="Paired tests", numeric=numeric,
                            row_classes=classes, row_headers=False, id="tests"))
 
