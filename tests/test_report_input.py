@@ -252,6 +252,8 @@ def test_histogram_mean_line_is_visible(values: np.ndarray) -> None:
     assert mean.get_zorder() > max(p.get_zorder() for p in ax.patches)  # over the bars
     markers = [ln for ln in ax.get_lines() if ln.get_marker() == "v"]
     assert [float(m.get_xdata()[0]) for m in markers] == [pytest.approx(x)]
+    ax.figure.canvas.draw()  # the legend is below the axes: it covers no bar and no line
+    assert ax.get_legend().get_window_extent().y1 <= ax.get_window_extent().y0
 
 
 # -- Friedman, Nemenyi, tests: proper tables ----------------------------------------------------

@@ -126,10 +126,10 @@ def cutoffs_text(frame: pd.DataFrame) -> str:
 
 def distribution_figure(h: Histogram, *, ax: Axes | None = None) -> Figure:
     """Histogram of one metric's per-user values, the mean (and a pooled value) marked."""
-    fig = new_figure(3.6, 2.6, layout=None) if ax is None else cast("Figure", ax.figure)
+    fig = new_figure(3.6, 3.0, layout=None) if ax is None else cast("Figure", ax.figure)
     if ax is None:
         ax = fig.add_subplot()
-        fig.subplots_adjust(left=0.17, right=0.97, bottom=0.17, top=0.89)
+        fig.subplots_adjust(left=0.2, right=0.96, bottom=0.38, top=0.9)
     _style(ax)
     ax.stairs(h.counts, h.edges, fill=True, color=PALETTE[0], alpha=0.8, linewidth=0,
               zorder=1)
@@ -144,12 +144,14 @@ def distribution_figure(h: Histogram, *, ax: Axes | None = None) -> Figure:
         if math.isnan(x):
             continue
         ax.axvline(x, color=color, linewidth=1.6, linestyle=style, label=label, zorder=3)
-        ax.plot([x], [1.0], marker="v", color=color, markersize=6, clip_on=False, zorder=4,
+        ax.plot([x], [0.97], marker="v", color=color, markersize=6, clip_on=False, zorder=4,
                 transform=ax.get_xaxis_transform())
     ax.set_title(text(h.label), loc="left")
     ax.set_xlabel("per-user value")
     ax.set_ylabel("users")
-    ax.legend(loc="upper right", fontsize=8, framealpha=0.85)
+    # below the axes: inside, the legend would cover the bars or the lines themselves
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.3), fontsize=8, frameon=False,
+              handlelength=1.5, borderaxespad=0.0)
     return fig
 
 
@@ -157,7 +159,7 @@ def distributions_figure(hists: Sequence[Histogram], *, columns: int = 3) -> Fig
     """Every histogram of a result in one grid (for notebooks)."""
     n = max(1, len(hists))
     rows = math.ceil(n / columns)
-    fig = new_figure(3.6 * min(n, columns), 2.6 * rows)
+    fig = new_figure(3.6 * min(n, columns), 3.1 * rows)
     for i, h in enumerate(hists):
         distribution_figure(h, ax=fig.add_subplot(rows, min(n, columns), i + 1))
     return fig
