@@ -15,6 +15,7 @@ from scipy import stats as sps
 
 import receval as rv
 from receval.exceptions import InvalidParameterError
+from receval.stats._paired import wilcoxon_test
 from receval.stats._signed_rank import exact_conditional_p
 from tests.compare_helpers import result
 
@@ -65,18 +66,35 @@ def _enumerated(d):
 DIFFS = st.lists(st.sampled_from([0, 0, 1, -1, 2, -2, 3, 5, -7]), min_size=1, max_size=70)
 
 
+def _p(d, method="auto"):
+    """The p-value of the Wilcoxon column test on the differences ``d`` (every user in)."""
+    col = np.asarray(d, dtype=float)[:, None]
+    return float(wilcoxon_test(col, np.ones_like(col, dtype=bool), method).p_value[0])
+
+
 @given(DIFFS)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=50, deadline=None)  # SciPy's own sign-flip path takes ~0.5 s a call
 def test_default_is_scipys_default(values):
     d = np.array(values, dtype=float) / 4
-    row = pair(d)
     if not (d != 0).any():
-        assert row["p_value"] == 1.0
+        assert _p(d) == 1.0
         return
-    assert row["p_value"] == pytest.approx(sps.wilcoxon(d).pvalue, rel=1e-12, abs=1e-300)
-    asym = pair(d, method="asymptotic")
-    assert asym["p_value"] == pytest.approx(sps.wilcoxon(d, method="asymptotic").pvalue,
-                                            rel=1e-12)
+    assert _p(d) == pytest.approx(sps.wilcoxon(d).pvalue, rel=1e-12, abs=1e-300)
+    assert _p(d, "asymptotic") == pytest.approx(sps.wilcoxon(d, method="asymptotic").pvalue,
+                                                rel=1e-12)
+
+
+@given(st.lists(st.floats(-1, 1), min_size=2, max_size=60))
+@settings(max_examples=15, deadline=None)
+def test_compare_gives_scipys_p_value_on_metric_values(a):
+    # per-user values a and their rounding (ties and zeros, as metric values have)
+    a = np.array(a)
+    b = np.round(a, 1)
+    row = rv.compare({"a": result({"precision@5": a}), "b": result({"precision@5": b})},
+                     test="wilcoxon", n_resamples=10).tests.iloc[0]
+    d = a - b
+    expected = sps.wilcoxon(d).pvalue if (d != 0).any() else 1.0
+    assert row["p_value"] == pytest.approx(expected, rel=1e-12)
 
 
 @given(st.lists(st.sampled_from([0, 1, -1, 2, -2, 3, -4]), min_size=1, max_size=10))
