@@ -85,11 +85,11 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
-def page_with(table: str, page: str) -> str:
-    """The page with ``table`` between the markers."""
-    head, rest = page.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{table}{END}{tail}"
+def page_with(table: str, page: str, start: str = START, end: str = END) -> str:
+    """The page with ``table`` between the markers ``start`` and ``end``."""
+    head, rest = page.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{table}{end}{tail}"
 
 
 def main() -> int:

@@ -143,10 +143,11 @@ def render(rows: list[dict[str, Any]] | None = None) -> str:
 
 
 def page_with(table: str, page: str) -> str:
-    """The page with ``table`` between the markers."""
-    head, rest = page.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{table}{END}{tail}"
+    """The page with ``table`` between this script's markers."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from make_sampled_example import page_with as between
+
+    return str(between(table, page, START, END))
 
 
 def main() -> int:

@@ -106,6 +106,15 @@ def assert_fits(page: Any) -> None:
     assert layout["figures"] == []
 
 
+def checked(browser: Any, path: Path, name: str) -> Any:
+    """The report opened in chromium, with no error, no network request, and fitting 1280 px."""
+    page, errors, requests = open_report(browser, path, name)
+    assert errors == []
+    assert requests == []
+    assert_fits(page)
+    return page
+
+
 def rows_text(page: Any, selector: str) -> list[list[str]]:
     return [[c.strip() for c in row] for row in page.eval_on_selector_all(
         f"{selector} tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText))")]
@@ -135,10 +144,7 @@ def test_evaluation_report_in_chromium(browser: Any, tmp_path: Path) -> None:
         ev = rv.evaluate(recs, test, metrics, relevance_threshold=4)
     path = ev.report(tmp_path / "evaluation.html", recs=recs, truth=test, train=train,
                      title="most popular vs test", max_k=20)
-    page, errors, requests = open_report(browser, path, "evaluation-report")
-    assert errors == []
-    assert requests == []
-    assert_fits(page)
+    page = checked(browser, path, "evaluation-report")
     values = rows_text(page, "#metric-values")
     for label, s in ev.summaries.items():
         assert [label, f"{s.value:.4f}"] in [r[:2] for r in values]
@@ -165,10 +171,7 @@ def test_report_with_a_convention_in_chromium(browser: Any, tmp_path: Path) -> N
         ev = rv.evaluate(recs, test, ["ndcg@10", "map@10"], convention="trec_eval",
                          relevance_threshold=4)
     path = ev.report(tmp_path / "trec.html")
-    page, errors, requests = open_report(browser, path, "evaluation-report-trec-eval")
-    assert errors == []
-    assert requests == []
-    assert_fits(page)
+    page = checked(browser, path, "evaluation-report-trec-eval")
     body = page.inner_text("body")
     assert "Convention: trec_eval" in body
     for v in ev.settings["metrics"].values():
@@ -184,10 +187,7 @@ def test_comparison_report_in_chromium(browser: Any, tmp_path: Path) -> None:
         cmp = rv.compare(runs, test, ["ndcg@10", "recall@10"], relevance_threshold=4,
                          test="wilcoxon", correction="holm", n_resamples=500)
     path = cmp.report(tmp_path / "comparison.html")
-    page, errors, requests = open_report(browser, path, "comparison-report")
-    assert errors == []
-    assert requests == []
-    assert_fits(page)
+    page = checked(browser, path, "comparison-report")
     means = rows_text(page, "#means")
     for (system, metric), row in cmp.ci.iterrows():
         assert [metric, f"{row['mean']:.4f}", f"{row['low']:.4f}", f"{row['high']:.4f}"] in [
@@ -218,10 +218,7 @@ def test_cross_validation_report_in_chromium(browser: Any, tmp_path: Path) -> No
                                ["ndcg@10", "precision@10", "rmse"], split=folds,
                                relevance_threshold=4)
     path = cv.report(tmp_path / "cv.html")
-    page, errors, requests = open_report(browser, path, "cross-validation-report")
-    assert errors == []
-    assert requests == []
-    assert_fits(page)
+    page = checked(browser, path, "cross-validation-report")
     summary = cv.summary()
     shown = rows_text(page, "#summary")
     for model in cv.models:
@@ -252,10 +249,7 @@ def test_wide_comparison_fits_the_page_in_chromium(browser: Any, tmp_path: Path)
         cmp = rv.compare(systems, test, metrics, relevance_threshold=4, test="bootstrap",
                          correction="holm", n_resamples=300)
     path = cmp.report(tmp_path / "wide.html", title="$5 \ud800 title")
-    page, errors, requests = open_report(browser, path, "comparison-report-wide")
-    assert errors == []
-    assert requests == []
-    assert_fits(page)
+    page = checked(browser, path, "comparison-report-wide")
     for table in ("#tests", "#friedman", "#friedman-ranks", "#nemenyi"):
         assert len(rows_text(page, table)) > 1
     assert "$5 \ufffd title" in page.inner_text("h1")
@@ -284,10 +278,7 @@ def test_cross_validation_report_with_splits_and_parameters_in_chromium(
     params = {"random": {"seed": 0}, "popular": {"by": "users"}}
     cv = dataclasses.replace(cv, settings={**cv.settings, "model_params": params})
     path = cv.report(tmp_path / "cv.html")
-    page, errors, requests = open_report(browser, path, "cross-validation-report-splits")
-    assert errors == []
-    assert requests == []
-    assert_fits(page)
+    page = checked(browser, path, "cross-validation-report-splits")
     body = page.inner_text("#splits")
     assert "rv.split.kfold" in body
     assert "seed: 11" in body

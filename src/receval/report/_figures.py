@@ -211,7 +211,7 @@ def comparison_figure(means: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame
     n = max(1, len(metrics))
     cols = min(n, 3)
     rows = math.ceil(n / cols)
-    systems, label_width = tick_labels(means.index)
+    systems, label_width = tick_labels(list(means.index))
     fig = new_figure(label_width + 2.6 * cols, 0.6 + (0.45 * len(means) + 0.9) * rows)
     fig.suptitle(text(title), x=0.01, ha="left", fontsize=11)
     y = np.arange(len(systems))[::-1]

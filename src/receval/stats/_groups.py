@@ -50,7 +50,7 @@ def _as_series(groups: Any) -> pd.Series:
 
 def check_group_ids(groups: pd.Series, ids: pd.Index | pd.Series, role: str,
                     where: str) -> None:
-    """The ids of ``groups`` (its index) are of the kind of ``ids`` (those they label).
+    """The ids of ``groups`` (its index): of the kind of ``ids`` (those they label), once each.
 
     Ids are compared exactly and never cast, so group keys ``'1'`` label no user ``1``;
     an index of another kind would otherwise match nothing (an empty table, or every user
@@ -60,23 +60,30 @@ def check_group_ids(groups: pd.Series, ids: pd.Index | pd.Series, role: str,
     ------
     IdTypeMismatchError
         Naming both kinds and dtypes (``parameter='groups'``).
+    InvalidParameterError
+        An id given more than one group.
     """
     keys = pd.Series(groups.index)
-    if not len(keys) or not len(ids):
-        return
-    kind, ref = id_kind(keys), id_kind(pd.Series(ids))
-    if kind == "mixed":
-        types = keys.map(lambda v: type(v).__name__).unique().tolist()
-        raise IdTypeMismatchError(
-            f"groups: the {role} ids (its index) mix value types {types}; ids are compared "
-            f"exactly: make them one type, that of {where} ({ref}, dtype {ids.dtype})",
-            parameter="groups", examples=types)
-    if kind != ref:
-        raise IdTypeMismatchError(
-            f"groups: the {role} ids (its index) are {kind} (dtype {keys.dtype}) while "
-            f"{where} has {ref} {role} ids (dtype {ids.dtype}); ids are compared exactly and "
-            f"never cast: convert one side first, e.g. groups.index.astype(...)",
-            parameter="groups", examples=[str(keys.dtype), str(ids.dtype)])
+    if len(keys) and len(ids):
+        kind, ref = id_kind(keys), id_kind(pd.Series(ids))
+        if kind == "mixed":
+            types = keys.map(lambda v: type(v).__name__).unique().tolist()
+            raise IdTypeMismatchError(
+                f"groups: the {role} ids (its index) mix value types {types}; ids are compared "
+                f"exactly: make them one type, that of {where} ({ref}, dtype {ids.dtype})",
+                parameter="groups", examples=types)
+        if kind != ref:
+            raise IdTypeMismatchError(
+                f"groups: the {role} ids (its index) are {kind} (dtype {keys.dtype}) while "
+                f"{where} has {ref} {role} ids (dtype {ids.dtype}); ids are compared exactly and "
+                f"never cast: convert one side first, e.g. groups.index.astype(...)",
+                parameter="groups", examples=[str(keys.dtype), str(ids.dtype)])
+    if groups.index.has_duplicates:
+        dup = groups.index[groups.index.duplicated()].unique()
+        raise InvalidParameterError(
+            f"groups gives some {role}s more than one group, e.g. "
+            f"{format_examples(list(dup[:5]), len(dup))}", parameter="groups",
+            n_bad=len(dup), examples=list(dup[:5]))
 
 
 def group_order(groups: pd.Series, present: Any) -> list[Any]:
@@ -125,12 +132,6 @@ def by_group(ev: EvaluationResult, groups: Any) -> pd.DataFrame:
     series = _as_series(groups)
     users = ev.per_user.index
     check_group_ids(series, users, "user", "the result")
-    if series.index.has_duplicates:
-        dup = series.index[series.index.duplicated()].unique()
-        raise InvalidParameterError(
-            f"groups gives some users more than one group, e.g. "
-            f"{format_examples(list(dup[:5]), len(dup))}", parameter="groups",
-            n_bad=len(dup), examples=list(dup[:5]))
     of_user = series.reindex(users)
     lost = users[of_user.isna().to_numpy()]
     if len(lost):
@@ -266,12 +267,6 @@ def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any,
     frame = to_frame(truth, "truth")
     table = truth_table(frame, Columns.coerce(evaluate_options.get("columns")))
     check_group_ids(series, table.item, "item", "truth")
-    if series.index.has_duplicates:
-        dup = series.index[series.index.duplicated()].unique()
-        raise InvalidParameterError(
-            f"groups gives some items more than one group, e.g. "
-            f"{format_examples(list(dup[:5]), len(dup))}", parameter="groups",
-            n_bad=len(dup), examples=list(dup[:5]))
     item_group = series.reindex(table.item.to_numpy()).to_numpy(dtype=object)
     if pd.isna(item_group).all():
         ex = list(pd.unique(table.item)[:5])
