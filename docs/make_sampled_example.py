@@ -57,13 +57,14 @@ def results() -> dict[tuple[str, str], dict[str, float]]:
     out: dict[tuple[str, str], dict[str, float]] = {}
     for model in ("sharp", "broad"):
         full = full_scores(true_ranks(model, rng), rng)
+        # merge drops the record negatives() keeps in cand.attrs: say how they were drawn
         scored = cand.merge(full, on=["user_id", "item_id"], how="left")
         exact = rv.evaluate(full, test, METRICS)
         for label in exact:
             out.setdefault((label, "full ranking"), {})[model] = exact[label]
         for correction in rv.sampled.CORRECTIONS:
             ev = rv.sampled.evaluate(scored, test, METRICS, n_items=N_ITEMS,
-                                     correction=correction)
+                                     correction=correction, strategy="uniform")
             for label in ev:
                 out.setdefault((label, f"sampled, {correction}"), {})[model] = ev[label]
     return out
@@ -84,11 +85,11 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
-def page_with(table: str, page: str) -> str:
-    """The page with ``table`` between the markers."""
-    head, rest = page.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{table}{END}{tail}"
+def page_with(table: str, page: str, start: str = START, end: str = END) -> str:
+    """The page with ``table`` between the markers ``start`` and ``end``."""
+    head, rest = page.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{table}{end}{tail}"
 
 
 def main() -> int:

@@ -153,11 +153,13 @@ def test_warnings(cls: type[Warning]) -> None:
 
 def test_warning_tree() -> None:
     assert issubclass(E.TiesAtCutoffWarning, E.DataWarning)
+    assert issubclass(E.SampledCorrectionWarning, E.DataWarning)
     assert issubclass(E.DataWarning, E.RecevalWarning)
     assert issubclass(E.UndefinedMetricWarning, E.RecevalWarning)
     assert not issubclass(E.UndefinedMetricWarning, E.DataWarning)
     assert {c.__name__ for c in WARNINGS} == {"RecevalWarning", "DataWarning",
-                                              "TiesAtCutoffWarning", "UndefinedMetricWarning"}
+                                              "TiesAtCutoffWarning", "UndefinedMetricWarning",
+                                              "SampledCorrectionWarning"}
 
 
 def test_format_examples() -> None:

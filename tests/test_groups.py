@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import receval as rv
-from receval.exceptions import InvalidParameterError, MissingUsersError
+from receval.exceptions import (
+    EmptyInputError,
+    IdTypeMismatchError,
+    InvalidParameterError,
+    MissingUsersError,
+)
 from receval.stats import activity_groups, by_item_group, popularity_groups
 from tests.frames import recs_frame, truth_frame
 
@@ -99,3 +106,130 @@ def test_by_item_group_by_hand():
 def test_integer_group_labels():
     ev = rv.evaluate(RECS, TRUTH, METRICS)
     assert np.isfinite(ev.by({"u1": 1, "u2": 2, "u3": 2}).to_numpy(dtype=float)).all()
+
+
+# -- classes of bad or unusual group input, at every function that takes groups -------------
+
+INT_RECS = recs_frame({1: [10, 99, 20], 2: [30, 98], 3: [97, 40]})
+INT_TRUTH = truth_frame({1: {10: 1, 20: 1}, 2: {30: 1}, 3: {40: 1, 50: 1}})
+
+
+def _doors(recs, truth):
+    """Every public function taking user or item groups, as f(groups)."""
+    ev = rv.evaluate(recs, truth, METRICS)
+    return {
+        "ev.by": lambda groups: ev.by(groups),
+        "stats.by_group": lambda groups: rv.stats.by_group(ev, groups),
+        "stats.by_item_group": lambda groups: by_item_group(recs, truth, ["recall@2"], groups),
+    }
+
+
+@pytest.mark.parametrize("door", ["ev.by", "stats.by_group", "stats.by_item_group"])
+@pytest.mark.parametrize(("ids", "keys", "kinds"), [
+    ("str", [1, 2, 3, 4, 5], ("integer", "string")),
+    ("str", [1.0, 2.0, 3.0, 4.0, 5.0], ("float", "string")),
+    ("int", ["1", "2", "3", "10", "20"], ("string", "integer")),
+    ("int", [1.0, 2.0, 3.0, 10.0, 20.0], ("float", "integer")),
+    ("int", [True, False, True, False, True], ("bool", "integer")),
+])
+def test_group_ids_of_another_type_are_an_error_naming_both(door, ids, keys, kinds):
+    recs, truth = (RECS, TRUTH) if ids == "str" else (INT_RECS, INT_TRUTH)
+    groups = pd.Series(["a", "b", "a", "b", "a"], index=keys)
+    with pytest.raises(IdTypeMismatchError) as e:
+        _doors(recs, truth)[door](groups)
+    assert e.value.parameter == "groups"
+    assert kinds[0] in str(e.value)
+    assert kinds[1] in str(e.value)
+    assert "dtype" in str(e.value)
+
+
+@pytest.mark.parametrize("door", ["ev.by", "stats.by_group", "stats.by_item_group"])
+def test_group_ids_of_mixed_types_are_an_error(door):
+    groups = pd.Series(["a", "b", "a"], index=pd.Index(["u1", 2, "i2"], dtype=object))
+    with pytest.raises(IdTypeMismatchError, match="mix value types") as e:
+        _doors(RECS, TRUTH)[door](groups)
+    assert e.value.parameter == "groups"
+
+
+@pytest.mark.parametrize("door", ["ev.by", "stats.by_group", "stats.by_item_group"])
+def test_integer_ids_work_at_every_door(door):
+    groups = {1: "a", 2: "b", 3: "a", 10: "a", 20: "b", 30: "a", 40: "b", 50: "a"}
+    out = _doors(INT_RECS, INT_TRUTH)[door](groups)
+    assert list(out.index) == ["a", "b"]
+    assert out["n_users"].sum() >= 2
+
+
+def test_item_groups_matching_no_truth_item_are_an_error():
+    with pytest.raises(EmptyInputError, match="no truth item a group") as e:
+        by_item_group(RECS, TRUTH, ["recall@2"], {"nope": "head"})
+    assert e.value.parameter == "groups"
+
+
+def test_item_group_without_truth_rows_is_shown_empty():
+    out = by_item_group(RECS, TRUTH, ["recall@2"], {"i1": "head", "x": "tail"})
+    assert out.loc["tail", "n_users"] == 0
+    assert out.loc["tail", "n_truth_rows"] == 0
+    assert np.isnan(out.loc["tail", "Recall@2"])
+
+
+# -- the order of the groups ------------------------------------------------------------------
+
+ORDERED = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
+
+
+@pytest.mark.parametrize("groups", [
+    pd.Series(pd.Categorical(["high", "low", "mid"], dtype=ORDERED), index=["u1", "u2", "u3"]),
+    pd.Series(pd.Categorical(["high", "low", "mid"], categories=["low", "mid", "high"]),
+              index=["u1", "u2", "u3"]),
+], ids=["ordered", "unordered"])
+def test_categorical_groups_keep_their_categories_order(groups):
+    ev = rv.evaluate(RECS, TRUTH, METRICS)
+    assert list(ev.by(groups).index) == ["low", "mid", "high"]  # not alphabetical
+    items = pd.Series(pd.Categorical(["high", "low", "mid", "low", "high"],
+                                     dtype=groups.dtype), index=["i1", "i2", "i3", "i4", "i5"])
+    assert list(by_item_group(RECS, TRUTH, ["recall@2"], items).index) == [
+        "low", "mid", "high"]
+
+
+def test_numeric_groups_in_natural_order():
+    ev = rv.evaluate(RECS, TRUTH, METRICS)
+    assert list(ev.by({"u1": 10, "u2": 9, "u3": 100}).index) == [9, 10, 100]
+    assert list(ev.by({"u1": 2.5, "u2": -1.0, "u3": 10.0}).index) == [-1.0, 2.5, 10.0]
+
+
+def test_activity_groups_order_reaches_by():
+    train = pd.DataFrame({"user": ["u1"] * 12 + ["u2"] * 2 + ["u3"] * 9,
+                          "item": range(23)})
+    groups = activity_groups(train, bins=3)
+    # counts u1 12, u2 2, u3 9: bins 2, 9, 12; as strings '12' < '2' < '9'
+    by = rv.evaluate(RECS, TRUTH, METRICS).by(groups)
+    assert list(by.index) == ["2", "9", "12"]
+
+
+@pytest.mark.parametrize("count", [1, 2, 7])
+@pytest.mark.parametrize("bins", [1, 2, 4])
+def test_activity_groups_when_every_user_has_the_same_count(count, bins):
+    train = pd.DataFrame({"user": np.repeat(["a", "b", "c"], count),
+                          "item": np.tile(np.arange(count), 3)})
+    groups = activity_groups(train, bins=bins)
+    assert groups.to_dict() == {"a": str(count), "b": str(count), "c": str(count)}
+    assert list(groups.cat.categories) == [str(count)]
+
+
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=40), st.integers(1, 6))
+@settings(max_examples=60, deadline=None)
+def test_activity_group_labels_hold_their_users_counts(counts, bins):
+    users = np.repeat(np.arange(len(counts)), counts)
+    train = pd.DataFrame({"user": users, "item": np.arange(len(users))})
+    groups = activity_groups(train, bins=bins)
+    assert len(groups) == len(counts)
+    cats = list(groups.cat.categories)
+    assert 1 <= len(cats) <= bins
+    assert set(groups.astype(str)) == set(cats)  # no empty bin
+    bounds = [tuple(int(x) for x in c.split("-")) if "-" in c else (int(c), int(c))
+              for c in cats]
+    assert all(lo <= hi for lo, hi in bounds)
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(bounds))  # ascending
+    for user, label in groups.items():
+        lo, hi = bounds[cats.index(label)]
+        assert lo <= counts[user] <= hi

@@ -14,7 +14,8 @@ import receval as rv
 pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
 
-from receval.report._systems import comparison_data, folds_data
+from receval.report._crossval import folds_data
+from receval.report._systems import comparison_data
 
 # two systems, three users; user 3's lists are the same in both
 TRUTH = pd.DataFrame({"user_id": [1, 2, 3], "item_id": ["a", "b", "c"]})
@@ -76,7 +77,7 @@ def test_comparison_report_shows_bounds_and_p_values(cmp: rv.Comparison,
             v = float(t[col])
             assert (f">{v:.4f}<" if v >= 1e-4 else f">{v:.2e}<") in html
     assert 'id="fig-means"' in html
-    assert "Test: t; no correction" in html
+    assert "Test: paired t test; no correction" in html
 
 
 def test_cli_compare_report(tmp_path: Path) -> None:

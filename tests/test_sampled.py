@@ -12,6 +12,7 @@ import math
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,7 @@ from receval.exceptions import (
     DuplicateRowError,
     IdTypeMismatchError,
     InvalidParameterError,
+    SampledCorrectionWarning,
 )
 from tests.strategies import examples
 
@@ -257,7 +259,7 @@ def test_uncorrected_values_are_the_sampled_lists_metrics():
 def test_rank_estimate_hand_computed():
     ev = rv.sampled.evaluate(SCORED, POS, ["hr@2", "hr@3", "mrr@3", "ndcg@3", "p@3",
                                            "map@3", "auc"],
-                             n_items=7, correction="rank_estimate")
+                             n_items=7, correction="rank_estimate", strategy="uniform")
     pu = ev.per_user
     # user 1: r^ = 1 + (n - 1)(r' - 1)/m = 1 + 6 * 1 / 3 = 3; user 2: r^ = 1
     assert pu["HitRate@2"].tolist() == [0.0, 1.0]            # [3 <= 2] = 0
@@ -278,7 +280,7 @@ def test_rank_estimate_hand_computed():
 def test_rank_estimate_is_unrounded():
     # n = 6, m = 3: r' = 2 -> r^ = 1 + 5/3 = 2.667: MRR@3 = 3/8, HR@2 = [2.667 <= 2] = 0
     ev = rv.sampled.evaluate(SCORED, POS, ["mrr@3", "hr@2", "ndcg@3"], n_items=6,
-                             correction="rank_estimate")
+                             correction="rank_estimate", strategy="uniform")
     r_hat = 1 + 5 / 3
     assert ev.per_user["MRR@3"].iloc[0] == pytest.approx(1 / r_hat, abs=TOL)
     assert ev.per_user["HitRate@2"].iloc[0] == 0.0
@@ -292,7 +294,7 @@ def test_ties_follow_the_policy_and_expected_averages_the_table():
                        ("expected", (1 / 3 + 1 / 5) / 2)):
         # n = 7, m = 3: r^ = 1 + 2 (r' - 1) = 3 or 5; MRR@5 = 1/3 or 1/5
         ev = rv.sampled.evaluate(scored, POS, ["mrr@5"], n_items=7,
-                                 correction="rank_estimate", ties=ties)
+                                 correction="rank_estimate", ties=ties, strategy="uniform")
         assert ev.per_user["MRR@5"].iloc[0] == pytest.approx(want, abs=TOL), ties
     # uncorrected, expected: E[1/r'] over r' in {2, 3}
     ev = rv.sampled.evaluate(scored, POS, ["mrr@5"], n_items=7, ties="expected")
@@ -326,7 +328,7 @@ REFERENCE = {
 def test_least_squares_corrections_against_normal_equations(correction, gamma):
     n, m = 7, 3
     ev = rv.sampled.evaluate(SCORED, POS, list(REFERENCE), n_items=n, correction=correction,
-                             gamma=gamma)
+                             gamma=gamma, strategy="uniform")
     g = 0.0 if correction == "minimal_bias" else (0.01 if gamma is None else gamma)
     assert ev.settings["sampled"]["gamma"] == g
     for name, fn in REFERENCE.items():
@@ -340,7 +342,7 @@ def test_least_squares_corrections_against_normal_equations(correction, gamma):
 def test_custom_prior_against_normal_equations():
     prior = [5, 4, 3, 2, 1, 1, 1]  # p(r) for r = 1..7, normalised
     ev = rv.sampled.evaluate(SCORED, POS, ["mrr@3"], n_items=7, correction="bias_variance",
-                             gamma=0.2, prior=np.array(prior, dtype=float))
+                             gamma=0.2, prior=np.array(prior, dtype=float), strategy="uniform")
     table = reference_table(REFERENCE["mrr@3"], 7, 3, 0.2, prior)
     assert ev.settings["sampled"]["prior"] == "custom"
     assert ev.per_user["MRR@3"].tolist() == pytest.approx([table[1], table[0]], abs=1e-9)
@@ -350,7 +352,7 @@ def test_rank_estimate_against_the_direct_formula():
     # T[r'] = M(r^) with r^ = 1 + (n - 1)(r' - 1)/m unrounded, M extended to real ranks
     n, m = 40, 3
     ev = rv.sampled.evaluate(SCORED, POS, list(REFERENCE), n_items=n,
-                             correction="rank_estimate")
+                             correction="rank_estimate", strategy="uniform")
     continuous = {"hr@2": lambda x: float(x <= 2), "p@2": lambda x: 0.5 * (x <= 2),
                   "mrr@3": lambda x: (x <= 3) / x, "map@4": lambda x: (x <= 4) / x,
                   "ndcg@3": lambda x: (x <= 3) / math.log2(x + 1)}
@@ -399,21 +401,24 @@ def test_minimal_bias_at_m_99_is_bounded_and_less_biased(n):
 def test_rcond_is_recorded_and_passed_to_the_solve():
     # n = 7, m = 3 is well conditioned (smallest relative singular value of B is 0.22), so
     # a cutoff of 0.5 drops directions and changes the table, 1e-2 does not
-    ev = rv.sampled.evaluate(SCORED, POS, ["mrr@3"], n_items=7, correction="minimal_bias")
+    ev = rv.sampled.evaluate(SCORED, POS, ["mrr@3"], n_items=7, correction="minimal_bias",
+                             strategy="uniform")
     assert ev.settings["sampled"]["rcond"] == 1e-2
     exact = reference_table(REFERENCE["mrr@3"], 7, 3, 0.0)
     assert ev.settings["sampled"]["tables"]["MRR@3"][3] == pytest.approx(exact, abs=1e-9)
     cut = rv.sampled.evaluate(SCORED, POS, ["mrr@3"], n_items=7, correction="minimal_bias",
-                              rcond=0.5)
+                              rcond=0.5, strategy="uniform")
     assert cut.settings["sampled"]["rcond"] == 0.5
     assert cut.settings["sampled"]["tables"]["MRR@3"][3] != pytest.approx(exact, abs=1e-3)
-    plain = rv.sampled.evaluate(SCORED, POS, ["mrr@3"], n_items=7, correction="rank_estimate")
+    plain = rv.sampled.evaluate(SCORED, POS, ["mrr@3"], n_items=7, correction="rank_estimate",
+                                strategy="uniform")
     assert "rcond" not in plain.settings["sampled"]
 
 
 def test_lists_with_different_numbers_of_negatives_use_their_own_table():
     scored = SCORED.iloc[:7]  # user 2 keeps q, d, e: m = 2
-    ev = rv.sampled.evaluate(scored, POS, ["mrr@3"], n_items=7, correction="rank_estimate")
+    ev = rv.sampled.evaluate(scored, POS, ["mrr@3"], n_items=7, correction="rank_estimate",
+                             strategy="uniform")
     # user 2: r' = 1 -> r^ = 1 -> 1; user 1: m = 3 -> r^ = 3 -> 1/3
     assert ev.per_user["MRR@3"].tolist() == pytest.approx([1 / 3, 1.0], abs=TOL)
     assert ev.settings["sampled"]["m"] == [2, 3]
@@ -463,12 +468,13 @@ def test_evaluate_bad_parameters(kwargs, match):
 ])
 def test_evaluate_unsupported_metrics(metric, correction, match):
     with pytest.raises(InvalidParameterError, match=match):
-        rv.sampled.evaluate(SCORED, POS, [metric], n_items=7, correction=correction)
+        rv.sampled.evaluate(SCORED, POS, [metric], n_items=7, correction=correction,
+                            strategy="uniform")
 
 
 def test_ap_all_positions_is_corrected_by_least_squares():
     ev = rv.sampled.evaluate(SCORED, POS, ["ap(denominator=k, positions=all)@3"], n_items=7,
-                             correction="minimal_bias")
+                             correction="minimal_bias", strategy="uniform")
     # one positive at rank r: (1/k) sum_{i=r}^{k} 1/i
     def ap_all(r: int) -> float:
         return sum(1 / i for i in range(r, 4)) / 3 if r <= 3 else 0.0
@@ -514,8 +520,11 @@ def _simulate(n: int, m: int, n_users: int, samplings: int, metrics: list[str]):
         cand = rv.sampled.negatives(test, n=m, items=range(n), seed=s)
         scored = cand.merge(full, on=["user_id", "item_id"], how="left")
         for c in rv.sampled.CORRECTIONS:
-            ev = rv.sampled.evaluate(scored, test, metrics, n_items=n, correction=c,
-                                     gamma=0.1 if c == "bias_variance" else None)
+            with warnings.catch_warnings():  # one sampling's minimal-bias mean may leave [0, 1]
+                warnings.simplefilter("ignore", SampledCorrectionWarning)
+                ev = rv.sampled.evaluate(scored, test, metrics, n_items=n, correction=c,
+                                         gamma=0.1 if c == "bias_variance" else None,
+                                         strategy="uniform")
             for lab in exact:
                 means[c][lab] += ev[lab] / samplings
     return exact, means
@@ -564,13 +573,30 @@ def test_docs_worked_example_is_current():
             assert all(0 <= float(x.strip(" |")) <= 1 for x in row[2:4]), row
 
 
+@pytest.mark.slow
+def test_docs_safety_simulation_is_current():
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "docs" / "make_sampled_safety.py"))
+    page = (ROOT / "docs" / "sampled.md").read_text(encoding="utf-8")
+    rows = script["simulate"]()  # also checks one run against rv.sampled.evaluate
+    assert script["page_with"](script["render"](rows), page) == page, \
+        "run: python docs/make_sampled_safety.py"
+    for row in rows:  # the reported standard error is the real spread across runs
+        assert row["reported_se"] == pytest.approx(row["spread"], rel=0.15), row
+    small = {(r["metric"], r["correction"]): r for r in rows if r["lists"] == 671}
+    # the report of issue 22: minimal bias leaves [0, 1] and reverses models at 671 lists
+    assert small["HitRate@10", "minimal_bias"]["outside"] > 0.05
+    assert small["HitRate@10", "minimal_bias"]["reversed"] > 0.2
+
+
 @pytest.mark.parametrize(("convention", "metrics"), [
     (None, ["hr@2", "ndcg@3"]), ("ranx", ["hr@2", "ndcg@3"]), ("sklearn", ["ndcg@3"])])
 def test_result_holds_only_the_requested_metrics(convention, metrics):
     # the sampled ranks come from whole-list MRR helpers: in the same engine call without a
     # convention, in a call of their own under one (scikit-learn has no MRR)
     ev = rv.sampled.evaluate(SCORED, POS, metrics, n_items=7, correction="rank_estimate",
-                             convention=convention)
+                             convention=convention, strategy="uniform")
     labels = [rv.metrics.parse(m).label if convention is None
               else rv.conventions.get(convention).metric(m).label for m in metrics]
     assert ev.labels == labels

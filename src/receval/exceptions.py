@@ -42,7 +42,10 @@ is handled by a policy that the caller chose and that the result records. The tr
 
     RecevalWarning(UserWarning)                   base of every warning receval emits
     ├── DataWarning                               something in the data worth knowing
-    │   └── TiesAtCutoffWarning                   tied scores straddle a cutoff k
+    │   ├── TiesAtCutoffWarning                   tied scores straddle a cutoff k
+    │   └── SampledCorrectionWarning              a sampled-metric correction gave a mean
+    │                                             outside the metric's range, or was asked
+    │                                             of the wrong catalog size
     └── UndefinedMetricWarning                    a value is undefined for some users
 
 Warnings are emitted with :func:`warn`, which points them at the caller's line (the first
@@ -83,6 +86,7 @@ __all__ = [
     "RankScoreMismatchError",
     "RecevalError",
     "RecevalWarning",
+    "SampledCorrectionWarning",
     "SchemaError",
     "TiesAtCutoffWarning",
     "UndefinedMetricWarning",
@@ -269,6 +273,15 @@ class DataWarning(RecevalWarning):
 
 class TiesAtCutoffWarning(DataWarning):
     """Tied scores straddle a cutoff ``k``, so the value depends on the tie policy."""
+
+
+class SampledCorrectionWarning(DataWarning):
+    """A correction of sampled metrics is unreliable on these data (the result records it).
+
+    Its mean over the lists lies outside the metric's range (the per-list values of an
+    unbiased correction swing widely and too few lists average them out), or ``n_items``
+    is not the catalog the negatives were drawn from.
+    """
 
 
 class UndefinedMetricWarning(RecevalWarning):

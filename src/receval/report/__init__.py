@@ -52,9 +52,22 @@ def evaluation_report(
         names=names, notes=notes, generated=generated, head_share=head_share))
 
 
+def _checked(path: str | Path) -> Path:
+    """The report's path, checked before any work (:class:`OutputPathError` if unwritable)."""
+    from receval._paths import check_output
+
+    return check_output(path, parameter="path")
+
+
 def write_evaluation_report(ev: EvaluationResult, path: str | Path, **kwargs: Any) -> Path:
-    """Write :func:`evaluation_report` to ``path``; return the path."""
-    return write(evaluation_report(ev, **kwargs), path)
+    """Write :func:`evaluation_report` to ``path``; return the path.
+
+    The path is checked before anything is computed (its directory exists, it is not a
+    directory nor under a file: :class:`~receval.exceptions.OutputPathError`), and the file
+    is written whole or not at all.
+    """
+    out = _checked(path)
+    return write(evaluation_report(ev, **kwargs), out)
 
 
 def comparison_report(cmp: Any, *, title: str | None = None, generated: Any = None) -> str:
@@ -65,18 +78,20 @@ def comparison_report(cmp: Any, *, title: str | None = None, generated: Any = No
 
 
 def write_comparison_report(cmp: Any, path: str | Path, **kwargs: Any) -> Path:
-    """Write :func:`comparison_report` to ``path``; return the path."""
-    return write(comparison_report(cmp, **kwargs), path)
+    """Write :func:`comparison_report` to ``path`` (checked first, written whole)."""
+    out = _checked(path)
+    return write(comparison_report(cmp, **kwargs), out)
 
 
 def cross_validation_report(cv: Any, *, title: str | None = None,
                             generated: Any = None) -> str:
     """The HTML of a cross-validation report (see :meth:`receval.CrossValidation.report`)."""
-    from receval.report._systems import cross_validation_page
+    from receval.report._crossval import cross_validation_page
 
     return render(cross_validation_page(cv, title=title, generated=generated))
 
 
 def write_cross_validation_report(cv: Any, path: str | Path, **kwargs: Any) -> Path:
-    """Write :func:`cross_validation_report` to ``path``; return the path."""
-    return write(cross_validation_report(cv, **kwargs), path)
+    """Write :func:`cross_validation_report` to ``path`` (checked first, written whole)."""
+    out = _checked(path)
+    return write(cross_validation_report(cv, **kwargs), out)

@@ -162,11 +162,12 @@ def _metrics_section(ev: EvaluationResult) -> Section:
 
 
 def _curves_section(ev: EvaluationResult, frame: pd.DataFrame, full: bool) -> Section:
-    from receval.report._figures import curves_figure
+    from receval.report._figures import curves_figure, cutoffs_text
     from receval.report._svg import to_svg
 
     sec = Section("curves", "Metric@k")
-    if frame.empty or frame.shape[1] == 0:
+    drawn = frame.dropna(how="all")
+    if drawn.empty or frame.shape[1] == 0:
         return sec.p("No ranking metric with a cutoff was evaluated: there is no metric@k "
                      "curve to draw.", "note")
     top = int(frame.index[-1])
@@ -174,13 +175,16 @@ def _curves_section(ev: EvaluationResult, frame: pd.DataFrame, full: bool) -> Se
         sec.p(f"Every ranking metric at every cutoff k = 1 ... {top}, computed in one "
               "evaluation under the settings above (one pass of the engine over the users).")
     else:
-        sec.p("Points are the cutoffs evaluated; pass recs= and truth= to the report (or use "
-              "receval report on the command line) to draw every k from 1 to K.", "note")
-    last = frame.iloc[-1]
-    alt = (f"Line chart of {', '.join(frame.columns)} against the cutoff k from 1 to {top}; "
-           f"at k = {top}: " + ", ".join(f"{c} {fmt(float(v))}" for c, v in last.items()))
+        sec.p(f"Points are the cutoffs evaluated ({cutoffs_text(frame)}); pass recs= and "
+              "truth= to the report (or use receval report on the command line) to draw every "
+              "k from 1 to K.", "note")
+    last = drawn.iloc[-1]
+    kind = "Line chart" if len(drawn) > 1 else "Chart"
+    alt = (f"{kind} of {', '.join(frame.columns)} at the cutoffs {cutoffs_text(frame)}; "
+           f"at k = {int(drawn.index[-1])}: "
+           + ", ".join(f"{c} {fmt(float(v))}" for c, v in last.items() if not pd.isna(v)))
     fig = curves_figure(frame)
-    rows = [[str(k)] + [fmt(float(v)) for v in row] for k, row in frame.iterrows()]
+    rows = [[str(k)] + [fmt(float(v)) for v in row] for k, row in drawn.iterrows()]
     data = Table(["k", *frame.columns], rows, numeric=list(range(1, frame.shape[1] + 1)))
     return sec.figure(Figure("fig-curves", to_svg(fig, alt=alt, prefix="curves"), alt, data))
 

@@ -25,11 +25,14 @@ __all__ = [
     "PALETTE",
     "comparison_figure",
     "curves_figure",
+    "cutoffs_text",
     "distribution_figure",
     "distributions_figure",
     "folds_figure",
     "new_figure",
     "popularity_figure",
+    "text",
+    "tick_labels",
 ]
 
 #: Colour-blind-safe palette (Okabe & Ito, 2008), in drawing order.
@@ -52,6 +55,34 @@ def new_figure(width: float, height: float, *,
     return Figure(figsize=(width, height), layout=layout)
 
 
+def text(value: object) -> str:
+    r"""A name or label as matplotlib text: never markup, always writable.
+
+    matplotlib reads ``$...$`` as math (``'$x^2$'`` is typeset, ``'$\frac$'`` raises), so
+    every ``$`` is escaped; lone surrogates, which no font or encoding holds, become U+FFFD.
+    """
+    from receval.report._page import clean_text
+
+    return clean_text(str(value)).replace("$", r"\$")
+
+
+def tick_labels(names: Sequence[object], width: int = 24) -> tuple[list[str], float]:
+    """Names as axis labels, and the width in inches their longest line needs.
+
+    Each name goes through :func:`text` and is wrapped at ``width`` characters; a character
+    takes about 0.075 in at the default font size.
+
+    Figures with one panel per metric draw the names once per row of panels, in a margin of
+    that width, so long names neither squeeze the panels nor push them off the figure.
+    """
+    import textwrap
+
+    wrapped = ["\n".join(textwrap.wrap(text(n), width, break_long_words=True)) or text(n)
+               for n in names]
+    longest = max((len(line) for w in wrapped for line in w.split("\n")), default=0)
+    return wrapped, 0.5 + 0.075 * longest
+
+
 def _style(ax: Axes) -> None:
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -69,11 +100,10 @@ def curves_figure(frame: pd.DataFrame, *, title: str | None = None) -> Figure:
         y = frame[col].to_numpy(dtype=np.float64)
         known = ~np.isnan(y)
         ax.plot(ks[known], y[known], marker="o", markersize=3 if known.sum() > 20 else 4,
-                linewidth=1.6, color=PALETTE[j % len(PALETTE)], label=col)
+                linewidth=1.6, color=PALETTE[j % len(PALETTE)], label=text(col))
     ax.set_xlabel("cutoff k (length of the list read)")
     ax.set_ylabel("value (mean over users)")
-    top = int(ks[-1]) if len(ks) else 0
-    ax.set_title(title or f"Metric@k for k = 1 ... {top}", loc="left")
+    ax.set_title(text(title) if title else f"Metric@k for {cutoffs_text(frame)}", loc="left")
     if len(ks):
         ax.set_xlim(0.5, ks[-1] + 0.5)
         step = max(1, math.ceil(len(ks) / 20))
@@ -84,25 +114,44 @@ def curves_figure(frame: pd.DataFrame, *, title: str | None = None) -> Figure:
     return fig
 
 
+def cutoffs_text(frame: pd.DataFrame) -> str:
+    """``'k = 1 ... 20'`` when every cutoff has a value, else the cutoffs that have one."""
+    known = [int(k) for k in frame.index[frame.notna().any(axis=1).to_numpy()]]
+    if not known:
+        return "no cutoff"
+    if known == list(range(1, known[-1] + 1)) and len(known) > 2:
+        return f"k = 1 ... {known[-1]}"
+    return "k = " + ", ".join(map(str, known))
+
+
 def distribution_figure(h: Histogram, *, ax: Axes | None = None) -> Figure:
     """Histogram of one metric's per-user values, the mean (and a pooled value) marked."""
-    fig = new_figure(3.6, 2.6, layout=None) if ax is None else cast("Figure", ax.figure)
+    fig = new_figure(3.6, 3.0, layout=None) if ax is None else cast("Figure", ax.figure)
     if ax is None:
         ax = fig.add_subplot()
-        fig.subplots_adjust(left=0.17, right=0.97, bottom=0.17, top=0.89)
+        fig.subplots_adjust(left=0.2, right=0.96, bottom=0.38, top=0.9)
     _style(ax)
-    ax.stairs(h.counts, h.edges, fill=True, color=PALETTE[0], alpha=0.8, linewidth=0)
-    if not math.isnan(h.mean):
-        ax.axvline(h.mean, color=PALETTE[3], linewidth=1.6,
-                   label=f"mean over users {h.mean:.4f}")
+    ax.stairs(h.counts, h.edges, fill=True, color=PALETTE[0], alpha=0.8, linewidth=0,
+              zorder=1)
+    width = float(h.edges[-1] - h.edges[0]) or 1.0
+    # a margin on both sides, so that a mean at the range's end (a sparse metric's mean near
+    # 0) is not drawn on the axis line; the lines above the bars, a marker above the axes
+    ax.set_xlim(h.edges[0] - 0.03 * width, h.edges[-1] + 0.03 * width)
+    lines = [(h.mean, PALETTE[3], "-", f"mean over users {h.mean:.4f}")]
     if h.aggregation == "micro" and not math.isnan(h.value):
-        ax.axvline(h.value, color=PALETTE[1], linewidth=1.4, linestyle="--",
-                   label=f"pooled (micro) {h.value:.4f}")
-    ax.set_title(h.label, loc="left")
+        lines.append((h.value, PALETTE[1], "--", f"pooled (micro) {h.value:.4f}"))
+    for x, color, style, label in lines:
+        if math.isnan(x):
+            continue
+        ax.axvline(x, color=color, linewidth=1.6, linestyle=style, label=label, zorder=3)
+        ax.plot([x], [0.97], marker="v", color=color, markersize=6, clip_on=False, zorder=4,
+                transform=ax.get_xaxis_transform())
+    ax.set_title(text(h.label), loc="left")
     ax.set_xlabel("per-user value")
     ax.set_ylabel("users")
-    ax.set_xlim(h.edges[0], h.edges[-1])
-    ax.legend(loc="upper right", fontsize=8, framealpha=0.85)
+    # below the axes: inside, the legend would cover the bars or the lines themselves
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.3), fontsize=8, frameon=False,
+              handlelength=1.5, borderaxespad=0.0)
     return fig
 
 
@@ -110,7 +159,7 @@ def distributions_figure(hists: Sequence[Histogram], *, columns: int = 3) -> Fig
     """Every histogram of a result in one grid (for notebooks)."""
     n = max(1, len(hists))
     rows = math.ceil(n / columns)
-    fig = new_figure(3.6 * min(n, columns), 2.6 * rows)
+    fig = new_figure(3.6 * min(n, columns), 3.1 * rows)
     for i, h in enumerate(hists):
         distribution_figure(h, ax=fig.add_subplot(rows, min(n, columns), i + 1))
     return fig
@@ -132,10 +181,9 @@ def popularity_figure(p: Popularity) -> Figure:
     ax.plot(x, train_cum, color=PALETTE[0], linewidth=1.6, label="training interactions")
     ax.plot(x, recs_cum, color=PALETTE[3], linewidth=1.8,
             label=f"recommendations (top {p.k})" if p.k else "recommendations")
-    ax.axvline(p.n_head, color="#444444", linewidth=1.0, linestyle=":")
-    ax.annotate(f"short head: {p.n_head:,} items\n{p.head_share:.0%} of training, "
-                f"{p.recs_in_head:.1%} of recommendations", (p.n_head, 0.04),
-                xytext=(6, 0), textcoords="offset points", fontsize=8, va="bottom")
+    ax.axvline(p.n_head, color="#444444", linewidth=1.0, linestyle=":",
+               label=f"short head: {p.n_head:,} items, {p.head_share:.0%} of training, "
+                     f"{p.recs_in_head:.1%} of recommendations")
     ax.set_xscale("log")
     from matplotlib.ticker import FuncFormatter
 
@@ -145,7 +193,9 @@ def popularity_figure(p: Popularity) -> Figure:
     ax.set_xlabel("items ranked by training popularity (1 = most popular, log scale)")
     ax.set_ylabel("cumulative share")
     ax.set_title("Popularity: recommendations against training interactions", loc="left")
-    ax.legend(loc="lower right", fontsize=9)
+    # below the axes: over the curves a legend hides them, and the short head's numbers
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), fontsize=9, frameon=False,
+              ncols=2)
     return fig
 
 
@@ -161,9 +211,9 @@ def comparison_figure(means: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame
     n = max(1, len(metrics))
     cols = min(n, 3)
     rows = math.ceil(n / cols)
-    fig = new_figure(3.4 * cols, 0.6 + (0.45 * len(means) + 0.9) * rows)
-    fig.suptitle(title, x=0.01, ha="left", fontsize=11)
-    systems = [str(s) for s in means.index]
+    systems, label_width = tick_labels(list(means.index))
+    fig = new_figure(label_width + 2.6 * cols, 0.6 + (0.45 * len(means) + 0.9) * rows)
+    fig.suptitle(text(title), x=0.01, ha="left", fontsize=11)
     y = np.arange(len(systems))[::-1]
     for i, metric in enumerate(metrics):
         ax = fig.add_subplot(rows, cols, i + 1)
@@ -178,12 +228,13 @@ def comparison_figure(means: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame
         if marks is not None:
             for yy, mm, hh, mark in zip(y, m, hi, marks[metric].astype(str), strict=True):
                 if mark and mark != "nan":
-                    ax.annotate(mark, (hh if not math.isnan(hh) else mm, yy),
+                    ax.annotate(text(mark), (hh if not math.isnan(hh) else mm, yy),
                                 xytext=(4, 0), textcoords="offset points", va="center",
                                 fontsize=10)
         ax.set_yticks(y, systems)
+        ax.tick_params(axis="y", labelleft=i % cols == 0)  # the names once per row
         ax.set_ylim(-0.7, len(systems) - 0.3)
-        ax.set_title(metric, loc="left")
+        ax.set_title(text(metric), loc="left")
         ax.set_xlabel("mean over users")
         ax.margins(x=0.25)
     return fig
@@ -196,7 +247,8 @@ def folds_figure(per_fold: pd.DataFrame, metrics: Sequence[str], *, model: str =
     cols = min(n, 3)
     rows = math.ceil(n / cols)
     models = list(dict.fromkeys(per_fold[model].astype(str)))
-    fig = new_figure(3.4 * cols, 0.4 + (0.4 * len(models) + 1.0) * rows)
+    shown, label_width = tick_labels(models)
+    fig = new_figure(label_width + 2.6 * cols, 0.4 + (0.4 * len(models) + 1.0) * rows)
     fig.suptitle("Values per fold (dots) with mean and standard deviation over folds",
                  x=0.01, ha="left", fontsize=11)
     y = {name: len(models) - 1 - j for j, name in enumerate(models)}
@@ -215,9 +267,10 @@ def folds_figure(per_fold: pd.DataFrame, metrics: Sequence[str], *, model: str =
             std = float(vals.std(ddof=1)) if len(vals) > 1 else 0.0
             ax.errorbar([mean], [y[name]], xerr=[[std], [std]], fmt="D", color=color,
                         ecolor="#333333", capsize=3, markersize=5)
-        ax.set_yticks(list(y.values()), list(y.keys()))
+        ax.set_yticks(list(y.values()), shown)
+        ax.tick_params(axis="y", labelleft=i % cols == 0)  # the names once per row
         ax.set_ylim(-0.7, len(models) - 0.3)
-        ax.set_title(metric, loc="left")
+        ax.set_title(text(metric), loc="left")
         ax.set_xlabel("value on the fold")
         ax.margins(x=0.15)
     return fig

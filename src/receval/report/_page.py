@@ -7,6 +7,9 @@ automatically; only figures' SVG markup is inserted as markup).
 from __future__ import annotations
 
 import datetime as _dt
+import math
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +18,43 @@ from typing import Any
 from receval._format import fmt
 from receval.exceptions import BackendUnavailableError
 
-__all__ = ["Block", "Figure", "Page", "Section", "Table", "fmt", "render", "write"]
+__all__ = ["Block", "Figure", "Page", "Section", "Table", "clean_text", "fmt", "fmt_p", "plain",
+           "render", "settings_table", "write"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    r"""``text`` with every lone surrogate (``'\ud800'``) replaced by U+FFFD.
+
+    A surrogate code point has no UTF-8 encoding: left in a title or a system name it makes
+    the page unwritable (or invalid UTF-8). Names are shown as given otherwise.
+    """
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def fmt_p(value: Any) -> str:
+    """A p-value as text: 4 decimals, ``1.23e-05`` below 1e-4, ``< 1e-300`` for 0.
+
+    A p-value of exactly 0 is one below the smallest float (or of an infinite statistic),
+    never a certainty: it is shown as a bound.
+    """
+    if value is None:
+        return "-"
+    v = float(value)
+    if math.isnan(v):
+        return "nan"
+    if v == 0.0:
+        return "< 1e-300"
+    return f"{v:.2e}" if v < 1e-4 else f"{v:.4f}"
+
+
+def plain(v: Any) -> Any:
+    """A numpy scalar as the Python number it holds (other values unchanged)."""
+    item = getattr(v, "item", None)
+    if callable(item) and type(v).__module__ == "numpy":
+        return item()
+    return v
 
 
 @dataclass
@@ -29,6 +68,13 @@ class Table:
     row_headers: bool = True
     row_classes: Sequence[str] = ()
     id: str = ""
+
+
+def settings_table(settings: dict[str, Any], keys: Sequence[str], caption: str) -> Table:
+    """Two columns, setting and value, for the ``keys`` present in ``settings``."""
+    rows = [[k, "none" if settings[k] is None else str(settings[k])] for k in keys
+            if k in settings]
+    return Table(["setting", "value"], rows, caption=caption)
 
 
 @dataclass
@@ -127,13 +173,21 @@ def render(page: Page) -> str:
             for f in [b.figure, *b.figures]:
                 if f is not None and not isinstance(f.svg, Markup):
                     f.svg = Markup(f.svg)
-    return env.get_template("report.html.j2").render(
+    html = env.get_template("report.html.j2").render(
         title=page.title, kind=page.kind, sections=page.sections, footer=page.footer,
         generated=page.generated, version=__version__)
+    return clean_text(html)
 
 
-def write(text: str, path: str | Path) -> Path:
-    """Write ``text`` to ``path`` (UTF-8) and return the path."""
-    out = Path(path)
-    out.write_text(text, encoding="utf-8")
+def write(text: str, path: str | Path | os.PathLike[str]) -> Path:
+    """Write ``text`` to ``path`` (UTF-8) whole or not at all, and return the path.
+
+    The path should have been checked first (:func:`receval._paths.check_output`, before any
+    work); the text goes to a temporary file beside it, renamed onto it once written.
+    """
+    from receval._paths import atomic_write
+
+    out = Path(os.fspath(path))
+    with atomic_write(out) as tmp:
+        tmp.write_text(clean_text(text), encoding="utf-8")
     return out

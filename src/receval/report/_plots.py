@@ -119,8 +119,8 @@ class CrossValidationPlots(_Plots):
 
     def folds(self, metrics: list[str] | None = None) -> Figure:
         """Each fold's value per model and metric, with the mean and std over folds."""
+        from receval.report._crossval import folds_data
         from receval.report._figures import folds_figure
-        from receval.report._systems import folds_data
 
         per_fold, _ = folds_data(self._obj)
         return folds_figure(per_fold, list(self._obj.labels) if metrics is None else metrics)

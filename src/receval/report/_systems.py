@@ -1,7 +1,6 @@
-"""Reports of several systems: a comparison and a cross-validation.
+"""The report of a comparison of systems (``cmp.report``).
 
-``cmp.report`` and ``cv.report`` build these pages; every number on them comes from the
-Comparison or CrossValidation object.
+Every number on the page comes from the Comparison object.
 """
 
 from __future__ import annotations
@@ -12,9 +11,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from receval.report._page import Figure, Page, Section, Table, fmt, stamp
+from receval.report._page import (
+    Figure,
+    Page,
+    Section,
+    Table,
+    fmt,
+    fmt_p,
+    plain,
+    settings_table,
+    stamp,
+)
 
-__all__ = ["comparison_data", "comparison_page", "cross_validation_page", "folds_data"]
+__all__ = ["comparison_data", "comparison_page"]
 
 
 def _letter(i: int) -> str:
@@ -44,12 +53,6 @@ def comparison_data(cmp: Any) -> dict[str, pd.DataFrame]:
     return {"mean": means, "low": low, "high": high, "marks": marks}
 
 
-def _settings_table(settings: dict[str, Any], keys: tuple[str, ...], caption: str) -> Table:
-    rows = [[k, "none" if settings[k] is None else str(settings[k])] for k in keys
-            if k in settings]
-    return Table(["setting", "value"], rows, caption=caption)
-
-
 def _compared_section(cmp: Any) -> Section:
     s = cmp.settings
     systems, metrics = list(cmp.systems), list(cmp.means.columns)
@@ -60,7 +63,7 @@ def _compared_section(cmp: Any) -> Section:
     frame = getattr(cmp, "users", None)
     if frame is not None and len(frame):
         sec.table(Table(["system", *map(str, frame.columns)],
-                        [[str(i), *(fmt(_py(v)) for v in row)] for i, row in frame.iterrows()],
+                        [[str(i), *(fmt(plain(v)) for v in row)] for i, row in frame.iterrows()],
                         caption="Users per system", numeric=list(range(1, frame.shape[1] + 1)),
                         id="accounting"))
     return sec
@@ -70,11 +73,13 @@ def _settings_section(cmp: Any) -> Section:
     s = cmp.settings
     sec = Section("settings", "Test and settings")
     corr = s.get("correction") or "no correction"
-    sec.p(f"Test: {s.get('test')}; {corr} over the {s.get('n_tests', '')} tests of the "
+    sec.p(f"Test: {_test_name(s)}; {corr} over the {s.get('n_tests', '')} tests of the "
           f"comparison; a difference is significant when its corrected p-value is below "
           f"alpha = {s.get('alpha')}.", "lead")
-    sec.table(_settings_table(s, ("test", "correction", "alpha", "confidence", "n_resamples",
-                                  "seed", "users", "baseline", "n_tests", "ci_method"),
+    shown = {k: v for k, v in s.items() if k != "method" or v is not None}
+    sec.table(settings_table(shown, ("test", "method", "correction", "alpha", "confidence",
+                                  "n_resamples", "seed", "users", "baseline", "n_tests",
+                                  "ci_method"),
                               "Settings"))
     evaluation = s.get("evaluation")
     conv = evaluation.get("convention") if isinstance(evaluation, dict) else None
@@ -108,126 +113,124 @@ def _means_section(cmp: Any) -> Section:
     return sec.figure(Figure("fig-means", to_svg(fig, alt=alt, prefix="means"), alt + "."))
 
 
+def _pair(a: Any, b: Any) -> str:
+    return f"{a} vs {b}"
+
+
 def _tests_section(cmp: Any) -> Section:
     sec = Section("tests", "Paired tests")
-    cols = [c for c in ("metric", "system_a", "system_b", "mean_a", "mean_b", "diff",
-                        "effect_size", "statistic", "p_value", "p_adjusted", "significant",
-                        "ci_low", "ci_high", "n_users") if c in cmp.tests.columns]
-    num = [j for j, c in enumerate(cols) if c not in ("metric", "system_a", "system_b",
-                                                      "significant")]
-    rows = [[_cell(c, r[c]) for c in cols] for _, r in cmp.tests.iterrows()]
-    classes = ["sig" if bool(r.get("significant", False)) else ""
-               for _, r in cmp.tests.iterrows()]
-    sec.p("One row per metric and pair of systems: each p-value as computed and after the "
-          "correction over all the tests of the comparison; significant rows are bold.")
-    return sec.table(Table(cols, rows, caption="Paired tests", numeric=num,
+    t = cmp.tests
+    bootstrap = "ci_low" in t.columns
+    # the bootstrap and permutation statistics are the mean difference itself
+    statistic = cmp.settings.get("test") not in ("bootstrap", "permutation")
+    headers = ["metric", "systems (a vs b)", "difference a - b"]
+    headers += ["interval of the difference"] if bootstrap else []
+    headers += ["effect size"] + (["statistic"] if statistic else [])
+    headers += ["p-value", "corrected p-value", "significant", "users"]
+    rows = []
+    for _, r in t.iterrows():
+        row = [str(r["metric"]), _pair(r["system_a"], r["system_b"]), fmt(plain(r["diff"]))]
+        row += [f"[{fmt(plain(r['ci_low']))}, {fmt(plain(r['ci_high']))}]"] if bootstrap \
+            else []
+        row += [fmt(plain(r["effect_size"]))]
+        row += [fmt(plain(r["statistic"]))] if statistic else []
+        row += [fmt_p(r["p_value"]), fmt_p(r["p_adjusted"]),
+                "yes" if bool(r["significant"]) else "no", fmt(plain(r["n_users"]))]
+        rows.append(row)
+    classes = ["sig" if bool(r["significant"]) else "" for _, r in t.iterrows()]
+    s = cmp.settings
+    corr = s.get("correction") or "no correction"
+    sec.p(f"One row per metric and pair of systems: the {_test_name(s)} of the per-user "
+          f"differences, its p-value as computed and after {corr} over the "
+          f"{s.get('n_tests', len(t))} tests of the comparison; significant rows "
+          f"(corrected p-value below alpha = {s.get('alpha')}) are bold. The full table, with "
+          "each system's mean, is cmp.tests.", "lead")
+    numeric = [j for j, h in enumerate(headers) if h not in (
+        "metric", "systems (a vs b)", "significant")]
+    return sec.table(Table(headers, rows, caption="Paired tests", numeric=numeric,
                            row_classes=classes, row_headers=False, id="tests"))
+
+
+_TEST_NAMES = {"t": "paired t test", "wilcoxon": "Wilcoxon signed-rank test",
+               "sign": "sign test", "permutation": "paired permutation test",
+               "bootstrap": "paired bootstrap test"}
+
+
+def _test_name(settings: dict[str, Any]) -> str:
+    name = _TEST_NAMES.get(str(settings.get("test")), str(settings.get("test")))
+    method = settings.get("method")
+    return f"{name} ({method} null distribution)" if method not in (None, "auto") else name
+
+
+def _friedman_section(cmp: Any) -> Section:
+    fr = cmp.friedman
+    systems = list(cmp.systems)
+    sec = Section("friedman", "Friedman test")
+    sec.p(f"With {len(systems)} systems, Friedman's test asks whether any system ranks "
+          "better than the others on average: each user ranks the systems on the metric "
+          "(1 = best, ties share their average rank) and the statistic compares the average "
+          "ranks, chi-square with k - 1 degrees of freedom (SciPy's friedmanchisquare, tie "
+          "corrected). A small p-value says that some systems differ; the Nemenyi test below "
+          "says which.", "lead")
+    rows = []
+    for _, r in fr.iterrows():
+        ranks = {sy: float(r[f"rank_{sy}"]) for sy in systems if f"rank_{sy}" in r}
+        best = min(ranks, key=lambda sy: ranks[sy]) if ranks else "-"
+        rows.append([str(r["metric"]), fmt(plain(r["statistic"])), fmt(plain(r["df"])),
+                     fmt(plain(r["n_users"])), fmt_p(r["p_value"]), str(best)])
+    sec.table(Table(["metric", "chi-square", "df", "users", "p-value", "best average rank"],
+                    rows, caption="Friedman test per metric", numeric=[1, 2, 3, 4],
+                    id="friedman"))
+    rank_rows = [[str(r["metric"]), *(fmt(plain(r.get(f"rank_{sy}", math.nan)), 2)
+                                      for sy in systems)] for _, r in fr.iterrows()]
+    sec.table(Table(["metric", *systems], rank_rows,
+                    caption="Average rank of each system (1 = best)",
+                    numeric=list(range(1, len(systems) + 1)), id="friedman-ranks"))
+    return sec
+
+
+def _nemenyi_section(cmp: Any) -> Section:
+    nem = cmp.nemenyi
+    alpha = float(cmp.settings.get("alpha", 0.05))
+    sec = Section("nemenyi", "Nemenyi post-hoc test")
+    sec.p("Nemenyi's test compares the average ranks of every pair of systems on each "
+          "metric: z = (R_a - R_b) / sqrt(k (k + 1) / (6 n)), with a p-value from the "
+          "studentized range that holds the error rate over the pairs of one metric (Demsar "
+          f"2006). Pairs with p below alpha = {alpha:g} differ.", "lead")
+    rows = [[str(r["metric"]), _pair(r["system_a"], r["system_b"]),
+             fmt(plain(r["rank_a"]), 2), fmt(plain(r["rank_b"]), 2), fmt(plain(r["statistic"])),
+             fmt_p(r["p_value"]), "yes" if float(r["p_value"]) < alpha else "no"]
+            for _, r in nem.iterrows()]
+    classes = ["sig" if float(r["p_value"]) < alpha else "" for _, r in nem.iterrows()]
+    return sec.table(Table(["metric", "systems (a vs b)", "average rank a", "average rank b",
+                            "z", "p-value", "differ"], rows,
+                           caption="Nemenyi post-hoc test per metric and pair",
+                           numeric=[2, 3, 4, 5], row_classes=classes, row_headers=False,
+                           id="nemenyi"))
+
+
+def _coverage_section(cmp: Any) -> Section:
+    cov = cmp.coverage
+    sec = Section("coverage", "Prediction coverage")
+    sec.p("Rating metrics compare predictions: each system's share of the truth pairs it "
+          "predicts. '[common]' columns use the pairs every system predicts, '[fill=...]' "
+          "columns fill the missing predictions (seed 003).", "lead")
+    rows = [[str(system), fmt(plain(r["predicted"])), fmt(plain(r["truth_pairs"])),
+             fmt(plain(r["coverage"]))] for system, r in cov.iterrows()]
+    return sec.table(Table(["system", "truth pairs predicted", "truth pairs", "coverage"],
+                           rows, caption="Prediction coverage", numeric=[1, 2, 3],
+                           id="coverage"))
 
 
 def comparison_page(cmp: Any, *, title: str | None = None, generated: Any = None) -> Page:
     """The page of a comparison report (see ``Comparison.report``)."""
     sections = [_compared_section(cmp), _settings_section(cmp), _means_section(cmp),
                 _tests_section(cmp)]
-    for name, heading in (("friedman", "Friedman test"), ("nemenyi", "Nemenyi post-hoc test"),
-                          ("coverage", "Prediction coverage")):
+    for name, build in (("friedman", _friedman_section), ("nemenyi", _nemenyi_section),
+                        ("coverage", _coverage_section)):
         frame = getattr(cmp, name, None)
         if frame is not None and len(frame):
-            flat = frame.reset_index()
-            sections.append(Section(name, heading).table(Table(
-                [str(c) for c in flat.columns],
-                [[_cell(str(c), v) for c, v in row.items()] for _, row in flat.iterrows()],
-                row_headers=False)))
+            sections.append(build(cmp))
     return Page(title or "Comparison report", "comparison report", sections,
                 "Every number on this page was computed by receval.compare from per-user "
                 "values of receval.evaluate.", stamp(generated))
-
-
-def _py(v: Any) -> Any:
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.floating,)):
-        return float(v)
-    return v
-
-
-def _cell(column: str, value: Any) -> str:
-    value = _py(value)
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, float) and column in ("p_value", "p_adjusted") and not math.isnan(
-            value) and value < 1e-4:
-        return f"{value:.2e}"
-    return fmt(value)
-
-
-def _measured(value: Any) -> str:
-    v = float(value)
-    return "not measured" if math.isnan(v) else fmt(v)
-
-
-def folds_data(cv: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The per-fold values (columns model, fold, metrics) and mean / std per model."""
-    per_fold = cv.per_fold.reset_index()
-    summary = cv.summary()
-    return per_fold, summary
-
-
-def cross_validation_page(cv: Any, *, title: str | None = None,
-                          generated: Any = None) -> Page:
-    """The page of a cross-validation report (see ``CrossValidation.report``)."""
-    from receval.report._figures import folds_figure
-    from receval.report._svg import to_svg
-
-    per_fold, summary = folds_data(cv)
-    labels = list(cv.labels)
-    what = Section("evaluated", "What was cross-validated")
-    what.p(f"{len(cv.models)} models ({', '.join(cv.models)}) over {cv.n_folds} folds on "
-           f"{len(labels)} metrics ({', '.join(labels)}).", "lead")
-    s = dict(cv.settings)
-    s.update({k: v for k, v in (s.get("evaluate_options") or {}).items()
-              if v is None or isinstance(v, (str, int, float, bool))})
-    keys = tuple(k for k in s if not isinstance(s[k], (dict, list, tuple, pd.DataFrame)))
-    what.table(_settings_table(s, keys, "Settings"))
-    for name in ("no_rating_metrics", "ranked_by_predict"):
-        if s.get(name):
-            what.p(f"{name.replace('_', ' ')}: {', '.join(map(str, s[name]))}", "note")
-    users = Section("users", "Users per fold")
-    urows = []
-    for (model, fold), ev in cv.results.items():
-        u = ev.users
-        urows.append([str(model), str(fold), fmt(u.n_users), fmt(u.n_evaluated),
-                      fmt(len(u.no_relevant)), fmt(len(u.missing_recs)),
-                      fmt(len(u.recs_without_truth) + len(u.recs_without_truth_scored))])
-    users.table(Table(["model", "fold", "users", "evaluated", "no relevant item",
-                       "no recommendations", "recommendations without truth"], urows,
-                      caption="User accounting per model and fold",
-                      numeric=[2, 3, 4, 5, 6], id="accounting"))
-    summ = Section("summary", "Mean and standard deviation over folds")
-    srows = [[str(model), label, _measured(summary.loc[model, (label, "mean")]),
-              _measured(summary.loc[model, (label, "std")])]
-             for model in cv.models for label in labels]
-    summ.p("The standard deviation is the sample one (n - 1) over the folds; \"not "
-           "measured\": the model has no value for that metric (e.g. rating metrics of a "
-           "model without predict).")
-    summ.table(Table(["model", "metric", "mean", "std"], srows,
-                     caption="Mean and standard deviation over folds", numeric=[2, 3],
-                     id="summary"))
-    plotted = [label for label in labels if per_fold[label].notna().any()]
-    alt = ("Dot plot per metric of each fold's value per model with the mean and standard "
-           "deviation over folds: " + "; ".join(
-               f"{label}: " + ", ".join(
-                   f"{m} {fmt(float(summary.loc[m, (label, 'mean')]))} ± "
-                   f"{fmt(float(summary.loc[m, (label, 'std')]))}" for m in cv.models
-                   if not math.isnan(float(summary.loc[m, (label, "mean")])))
-               for label in plotted))
-    fig = folds_figure(per_fold, plotted)
-    summ.figure(Figure("fig-folds", to_svg(fig, alt=alt, prefix="folds"), alt + "."))
-    folds = Section("folds", "Values per fold")
-    frows = [[str(r["model"]), str(r["fold"]), *(_measured(r[label]) for label in labels)]
-             for _, r in per_fold.iterrows()]
-    folds.table(Table(["model", "fold", *labels], frows, caption="Values per fold",
-                      numeric=list(range(2, 2 + len(labels))), id="per-fold"))
-    return Page(title or "Cross-validation report", "cross-validation report",
-                [what, users, summ, folds],
-                "Every number on this page was computed by receval.evaluate on each "
-                "model's recommendations on each fold.", stamp(generated))

@@ -35,6 +35,12 @@ from receval.sampled._corrections import (
 )
 from receval.sampled._lists import Lists, read_lists
 from receval.sampled._negatives import STRATEGIES
+from receval.sampled._record import (
+    check_catalog,
+    out_of_range,
+    resolve_strategy,
+    standard_errors,
+)
 
 __all__ = ["SUPPORTED", "evaluate"]
 
@@ -70,11 +76,6 @@ def _check_options(correction: str, gamma: float | None, prior: Any, n_items: in
         raise InvalidParameterError(
             f"strategy must be one of {', '.join(map(repr, STRATEGIES))} or None; got "
             f"{strategy!r}", parameter="strategy", examples=[strategy])
-    if strategy == "popularity" and correction != "none":
-        raise InvalidParameterError(
-            f"correction={correction!r} assumes uniformly sampled negatives (the sampled rank "
-            f"is binomial); these were sampled by popularity: use correction='none'",
-            parameter="correction", examples=[correction])
     least_squares = correction in ("minimal_bias", "bias_variance")
     if gamma is not None and (isinstance(gamma, bool) or not isinstance(gamma, numbers.Real)
                               or not 0.0 <= float(gamma) <= 1.0):
@@ -190,9 +191,11 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     prior : "uniform" or array of n_items weights
         ``p(r)`` for the least-squares corrections.
     strategy : {"uniform", "popularity"}, optional
-        How the negatives were sampled, for the record; by default read from what
-        :func:`~receval.sampled.negatives` attached to its frame, if it is still there.
-        Corrections assume uniform sampling and refuse ``"popularity"``.
+        How the negatives were sampled; by default read from what
+        :func:`~receval.sampled.negatives` recorded on its frame (``DataFrame.attrs``, which
+        ``merge`` drops). Corrections assume uniform sampling: they refuse
+        ``"popularity"`` (given or recorded), a ``strategy`` contradicting the record, and
+        a table whose strategy is unknown (pass ``strategy="uniform"``).
     columns : Columns or dict, optional
         Column names of ``scored`` and ``test``.
     rcond : float
@@ -209,8 +212,23 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     EvaluationResult
         One "user" per list (the list id when there is a ``list_id`` column).
         ``settings['sampled']`` records ``m``, ``n``, the strategy, the correction,
-        ``gamma``, the prior, ``rcond`` (least-squares corrections), the correction tables
-        and the uncorrected values.
+        ``gamma``, the prior, ``rcond`` (least-squares corrections), the correction tables,
+        the uncorrected values, ``standard_error`` (of each metric's mean over the lists,
+        ``sd / sqrt(L)`` of the per-list values), and under a correction ``range`` (each
+        metric's smallest and largest value at one positive) and ``out_of_range`` (the
+        metrics whose corrected mean falls outside it).
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad options, metrics not supported under sampling, and corrections of negatives
+        not known to be uniform (see ``strategy``).
+
+    Warns
+    -----
+    SampledCorrectionWarning
+        A corrected mean outside the metric's range, or ``n_items`` different from the
+        catalog the negatives were drawn from.
     """
     gamma, weights = _check_options(correction, gamma, prior, n_items, strategy)
     _check_rcond(rcond)
@@ -218,6 +236,8 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     specs = _parse_metrics(metrics, None if conv is None else conventions.get(conv))
     _supported(specs, correction)
     lists = read_lists(scored, test, Columns.coerce(columns), int(n_items))
+    strategy = resolve_strategy(strategy, lists.record.get("strategy"), correction)
+    check_catalog(int(n_items), lists.record.get("n_items"), correction)
     corrected = [m for _, m in specs if not isinstance(m, AUC)]
     helpers = _rank_helpers(corrected, evaluate_options) if correction != "none" else {}
     extra = _helper_policies(helpers) if conv is None else []
@@ -228,7 +248,7 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     plain, ranked = _split_off(plain, [_rr_label(q) for q in extra])
     record: dict[str, Any] = {
         "m": _m_record(lists.m), "n": int(n_items),
-        "strategy": strategy or lists.record.get("strategy"), "correction": correction,
+        "strategy": strategy, "correction": correction,
         "gamma": gamma, "prior": "uniform" if weights is None else "custom",
         "lists": len(lists.m), "list_key": "list_id" if lists.key == "list_id" else "user",
         "not_corrected": [m.label for _, m in specs if isinstance(m, AUC)],
@@ -238,6 +258,7 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     if "seed" in lists.record:
         record["seed"] = lists.record["seed"]
     if correction == "none" or not corrected:
+        record["standard_error"] = standard_errors(plain.per_user, plain.labels)
         return _with_record(plain, {}, record)
     if ranked is None:  # under a convention, which may lack MRR: a call without it
         ranked = _rank_frame(lists, _helper_policies(helpers), evaluate_options)
@@ -251,7 +272,15 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     m_of = lists.m.reindex(plain.per_user.index).to_numpy()
     new = {m.label: _apply(tables[m.label], m_of, *ranks[_policy(m, evaluate_options)])
            for m in corrected}
-    return _with_record(plain, new, record)
+    out = _with_record(plain, new, record)
+    errors = standard_errors(out.per_user, out.labels)
+    record["standard_error"] = errors
+    record["range"] = {m.label: (float(min(0.0, values[:, j].min())), float(values[:, j].max()))
+                       for j, m in enumerate(corrected)}
+    record["out_of_range"] = out_of_range(
+        {m.label: out[m.label] for m in corrected}, record["range"], errors,
+        record["uncorrected"], correction, len(lists.m))
+    return out
 
 
 def _m_record(m: pd.Series) -> int | list[int]:

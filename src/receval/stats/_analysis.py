@@ -41,11 +41,12 @@ def pairs_of(names: list[str], baseline: str | None) -> list[tuple[str, str]]:
 
 
 def _run_test(test: str, d: np.ndarray, mask: np.ndarray, resampled: np.ndarray,
-              n_resamples: int, seed: int, confidence: float) -> tuple[P.PairedResult, bool]:
+              n_resamples: int, seed: int, confidence: float, method: str
+              ) -> tuple[P.PairedResult, bool]:
     if test == "t":
         return P.t_test(d, mask), False
     if test == "wilcoxon":
-        return P.wilcoxon_test(d, mask), False
+        return P.wilcoxon_test(d, mask, method), False
     if test == "sign":
         return P.sign_test(d, mask), False
     if test == "permutation":
@@ -55,7 +56,7 @@ def _run_test(test: str, d: np.ndarray, mask: np.ndarray, resampled: np.ndarray,
 
 def analyse(paired: Paired, higher: dict[str, bool], *, test: str, correction: str | None,
             baseline: str | None, alpha: float, confidence: float, n_resamples: int,
-            seed: int) -> Analysis:
+            seed: int, method: str = "auto") -> Analysis:
     """Means, percentile bootstrap intervals, paired tests with correction, Friedman."""
     names = list(paired.x)
     labels, mask = paired.labels, paired.mask
@@ -91,7 +92,8 @@ def analyse(paired: Paired, higher: dict[str, bool], *, test: str, correction: s
     if test in RANK_TESTS:  # rank tests compare the per-user values themselves
         d = np.column_stack([paired.raw[a][:, j] - paired.raw[b][:, j] for a, b, j in cols]) \
             if cols else d
-    result, exact = _run_test(test, d, dmask, resampled, n_resamples, seed, confidence)
+    result, exact = _run_test(test, d, dmask, resampled, n_resamples, seed, confidence,
+                              method)
     p_adj = adjust(result.p_value, correction)
     tests = pd.DataFrame({
         "metric": [labels[j] for _, _, j in cols], "system_a": [a for a, _, _ in cols],

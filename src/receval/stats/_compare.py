@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,13 +11,14 @@ import pandas as pd
 
 from receval._columns import Columns
 from receval._result import EvaluationResult
-from receval.exceptions import InvalidParameterError
+from receval.exceptions import DataWarning, InvalidParameterError, UnknownMetricError, warn
 from receval.metrics import Metric, parse
 from receval.stats._analysis import analyse
 from receval.stats._comparison import Comparison
 from receval.stats._corrections import CORRECTIONS
 from receval.stats._coverage import COVERAGES, common_truth, fill_label, prediction_coverage
 from receval.stats._paired import TESTS
+from receval.stats._signed_rank import METHODS
 from receval.stats._values import SystemValues, concat_folds, pair_users, values_of
 
 __all__ = ["compare", "compare_folds"]
@@ -25,12 +27,20 @@ _USERS = ("common", "union")
 
 
 def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resamples: Any,
-             seed: Any, users: Any) -> None:
+             seed: Any, users: Any, method: Any) -> None:
     """Check every option of a comparison before any work."""
     if test not in TESTS:
         raise InvalidParameterError(
             f"test must be one of {', '.join(map(repr, TESTS))}; got {test!r}",
             parameter="test", examples=[test])
+    if method not in METHODS:
+        raise InvalidParameterError(
+            f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}",
+            parameter="method", examples=[method])
+    if method != "auto" and test != "wilcoxon":
+        raise InvalidParameterError(
+            f"method={method!r} chooses the null distribution of test='wilcoxon'; "
+            f"test={test!r} takes method='auto'", parameter="method", examples=[method])
     if correction is not None and correction not in CORRECTIONS:
         raise InvalidParameterError(
             f"correction must be None or one of {', '.join(map(repr, CORRECTIONS))}; got "
@@ -53,39 +63,106 @@ def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resample
             f"(every truth user); got {users!r}", parameter="users", examples=[users])
 
 
-def _names(systems: Any, parameter: str, baseline: Any) -> list[str]:
-    if not isinstance(systems, Mapping):
+def _entries(systems: Any, parameter: str, baseline: Any) -> list[tuple[str, Any]]:
+    """``(name, system)`` in the given order, from a mapping or a sequence of pairs.
+
+    Names are the keys' ``str()``; two systems whose names are equal (repeated pairs, or
+    keys such as ``1`` and ``'1'``) are an error naming the name, never one system lost.
+    """
+    if isinstance(systems, Mapping):
+        pairs = list(systems.items())
+    elif isinstance(systems, Sequence) and not isinstance(systems, (str, bytes)) and all(
+            isinstance(p, tuple) and len(p) == 2 for p in systems):
+        pairs = list(systems)
+    else:
         raise InvalidParameterError(
             f"{parameter} must be a mapping from system name to its recommendations or "
-            f"EvaluationResult, e.g. {{'knn': recs_a, 'pop': recs_b}}; got "
-            f"{type(systems).__name__}", parameter=parameter)
-    names = [str(k) for k in systems]
+            f"EvaluationResult, e.g. {{'knn': recs_a, 'pop': recs_b}}, or a list of "
+            f"(name, system) pairs; got {type(systems).__name__}", parameter=parameter)
+    names = [_name(k, parameter) for k, _ in pairs]
     if len(names) < 2:
         raise InvalidParameterError(
             f"{parameter} must hold at least two systems to compare; got {len(names)} "
             f"({names})", parameter=parameter, examples=names)
-    if len(set(names)) < len(names):
-        raise InvalidParameterError(f"{parameter} has repeated names: {names}",
-                                    parameter=parameter, examples=names)
+    seen: dict[str, list[Any]] = {}
+    for name, (key, _) in zip(names, pairs, strict=True):
+        seen.setdefault(name, []).append(key)
+    repeated = {name: keys for name, keys in seen.items() if len(keys) > 1}
+    if repeated:
+        shown = "; ".join(f"{name!r} {len(keys)} times (keys {', '.join(map(repr, keys))})"
+                          for name, keys in list(repeated.items())[:5])
+        raise InvalidParameterError(
+            f"{parameter} names two systems alike: {shown}; every system needs its own name "
+            f"(one would hide the other)", parameter=parameter, n_bad=len(repeated),
+            examples=list(repeated))
     if baseline is not None and str(baseline) not in names:
         raise InvalidParameterError(
             f"baseline must name one of the systems {names}; got {baseline!r}",
             parameter="baseline", examples=[baseline])
-    return names
+    return [(name, system) for name, (_, system) in zip(names, pairs, strict=True)]
 
 
-def _labels(first: EvaluationResult, results: Sequence[EvaluationResult],
-            metrics: Any) -> list[str]:
-    """Canonical labels of the requested metrics (all of the first result's by default)."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _name(key: Any, parameter: str) -> str:
+    """A system's name: ``str(key)``, lone surrogates (no encoding holds them) as U+FFFD.
+
+    Such a name could be neither stored by pandas' string columns nor written to a report;
+    the replacement is warned about (:class:`~receval.exceptions.DataWarning`).
+    """
+    name = str(key)
+    clean = _SURROGATE.sub("\ufffd", name)
+    if clean != name:
+        warn(f"{parameter}: the system name {name!r} holds lone surrogates, which no text "
+             f"encoding can hold; it is named {clean!r} (U+FFFD for each)", DataWarning)
+    return clean
+
+
+def _labels(named: Sequence[tuple[str, int | None, EvaluationResult]], metrics: Any
+            ) -> list[str]:
+    """Canonical labels of the requested metrics (all of the first result's by default).
+
+    ``named`` holds (system, fold or None, result).
+
+    Raises
+    ------
+    UnknownMetricError
+        A metric one of the results lacks, naming that system (and fold).
+    """
+    first = named[0]
     if metrics is None:
-        labels = first.labels
+        labels = first[2].labels
     else:
         items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
-        labels = list(dict.fromkeys(first._label(m) for m in items))
-    for ev in results:
+        labels = []
+        for m in items:
+            label = _label_of(first, m, None)
+            labels += [label] if label not in labels else []
+    for entry in named:
         for label in labels:
-            ev._label(label)  # raises UnknownMetricError naming what it has
+            _label_of(entry, label, None if metrics is not None else first)
     return labels
+
+
+def _where(entry: tuple[str, int | None, EvaluationResult]) -> str:
+    return f"system {entry[0]!r}" + ("" if entry[1] is None else f" (fold {entry[1]})")
+
+
+def _label_of(entry: tuple[str, int | None, EvaluationResult], metric: Any,
+              source: tuple[str, int | None, EvaluationResult] | None) -> str:
+    """The result's label of ``metric``, or an error naming the system that lacks it."""
+    ev = entry[2]
+    try:
+        return ev._label(metric)
+    except UnknownMetricError as exc:
+        text = metric.label if isinstance(metric, Metric) else str(metric)
+        why = f" (a metric of {_where(source)}, whose metrics are compared by default)" \
+            if source is not None else ""
+        raise UnknownMetricError(
+            f"{_where(entry)} has no metric {text!r}{why}; it has {ev.labels}: compare "
+            f"results of the same metrics, or pass metrics= with the ones they share",
+            parameter="metrics", examples=[entry[0], text]) from exc
 
 
 def _merge(parts: list[SystemValues]) -> SystemValues:
@@ -147,18 +224,20 @@ def _from_tables(systems: Mapping[str, Any], truth: Any, metrics: Any, coverage:
     return values, labels, objs, cov
 
 
-def compare(systems: Mapping[str, Any], truth: Any = None, metrics: Any = None, *,
-            test: str = "t", correction: str | None = None, baseline: str | None = None,
-            alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000,
-            seed: int = 0, users: str = "common", coverage: str = "both",
+def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any = None,
+            metrics: Any = None, *, test: str = "t", correction: str | None = None,
+            baseline: str | None = None, alpha: float = 0.05, confidence: float = 0.95,
+            n_resamples: int = 10_000, seed: int = 0, users: str = "common",
+            coverage: str = "both", method: str = "auto",
             **evaluate_options: Any) -> Comparison:
     """Compare systems on per-user values: means, bootstrap intervals, paired tests.
 
     Parameters
     ----------
-    systems : mapping
+    systems : mapping or list of (name, system) pairs
         System name -> its recommendations (any table :func:`receval.evaluate` reads) or
-        its :class:`~receval.EvaluationResult` (all of one kind). Tables are evaluated with
+        its :class:`~receval.EvaluationResult` (all of one kind). Names are compared as
+        ``str(name)``; two systems of the same name are an error. Tables are evaluated with
         :func:`receval.evaluate` against ``truth``; results give their per-user values.
     truth : table, optional
         The held-out interactions (needed with tables).
@@ -166,8 +245,8 @@ def compare(systems: Mapping[str, Any], truth: Any = None, metrics: Any = None, 
         Metric names; with results, a subset of their labels (default: all of them).
     test : {"t", "wilcoxon", "sign", "permutation", "bootstrap"}
         The paired test of every (metric, pair): paired t (default), Wilcoxon signed-rank
-        (SciPy's default variant), sign, paired permutation (sign flips; exact when
-        ``2 ** n_users <= n_resamples``), paired bootstrap over users.
+        (by default ``scipy.stats.wilcoxon(d)``'s p-value), sign, paired permutation (sign
+        flips; exact when ``2 ** n_users <= n_resamples``), paired bootstrap over users.
     correction : {None, "bonferroni", "holm", "bh"}
         Multiple-comparison correction over every test of the call (all metrics x all
         pairs): Bonferroni, Holm's step-down, Benjamini-Hochberg.
@@ -192,6 +271,12 @@ def compare(systems: Mapping[str, Any], truth: Any = None, metrics: Any = None, 
         (``'<label> [common]'``), with the missing predictions filled by
         ``missing_predictions`` (``'global_mean'`` by default, or a number;
         ``'<label> [fill=global_mean]'``), or both side by side.
+    method : {"auto", "exact", "asymptotic"}
+        The null distribution of ``test="wilcoxon"`` (other tests take ``"auto"``):
+        ``"auto"`` is SciPy's default choice (``scipy.stats.wilcoxon(d)``), ``"asymptotic"``
+        the normal approximation with the tie correction, ``"exact"`` the exact conditional
+        null given the tied ranks (every sign pattern; ``O(n^3)`` in the non-zero
+        differences). See ``docs/statistics.md``.
     **evaluate_options
         Passed to every :func:`receval.evaluate` call (``convention``, ``columns``, ...).
 
@@ -202,55 +287,59 @@ def compare(systems: Mapping[str, Any], truth: Any = None, metrics: Any = None, 
     Raises
     ------
     InvalidParameterError
-        An unknown test, correction, users or coverage; alpha or confidence outside (0, 1);
-        n_resamples < 1; fewer than two systems; a baseline that is not a system.
+        An unknown test, correction, users, coverage or method; alpha or confidence outside
+        (0, 1); n_resamples < 1; fewer than two systems; two systems of the same name; a
+        baseline that is not a system.
+    UnknownMetricError
+        Results that lack a requested metric (or, without ``metrics``, one of the first
+        result's), naming the system.
     EmptyInputError
         The systems have no user in common.
     """
-    _options(test, correction, alpha, confidence, n_resamples, seed, users)
-    names = _names(systems, "systems", baseline)
+    _options(test, correction, alpha, confidence, n_resamples, seed, users, method)
+    named = _entries(systems, "systems", baseline)
     if coverage not in COVERAGES:
         raise InvalidParameterError(
             f"coverage must be one of {', '.join(map(repr, COVERAGES))}; got {coverage!r}",
             parameter="coverage", examples=[coverage])
-    kinds = {isinstance(v, EvaluationResult) for v in systems.values()}
+    kinds = {isinstance(v, EvaluationResult) for _, v in named}
     if len(kinds) > 1:
         raise InvalidParameterError(
             "systems mixes EvaluationResults and recommendation tables: give all of one kind",
             parameter="systems")
     cov = None
     if kinds == {True}:
-        results = [systems[k] for k in systems]
-        labels = _labels(results[0], results, metrics)
-        values = {n: values_of(ev, labels) for n, ev in zip(names, results, strict=True)}
-        objs = {x: results[0].summaries[x].metric for x in labels}
-        evaluation = results[0].settings
+        labels = _labels([(n, None, ev) for n, ev in named], metrics)
+        values = {n: values_of(ev, labels) for n, ev in named}
+        objs = {x: named[0][1].summaries[x].metric for x in labels}
+        evaluation = named[0][1].settings
     else:
-        values, labels, objs, cov = _from_tables(
-            {n: systems[k] for n, k in zip(names, systems, strict=True)}, truth, metrics,
-            coverage, evaluate_options)
+        values, labels, objs, cov = _from_tables(dict(named), truth, metrics, coverage,
+                                                 evaluate_options)
         evaluation = {k: v for k, v in evaluate_options.items() if k != "columns"}
     return _finish(values, labels, objs, cov, test=test, correction=correction,
                    baseline=None if baseline is None else str(baseline), alpha=alpha,
                    confidence=confidence, n_resamples=n_resamples, seed=seed, users=users,
+                   method=method,
                    extra={"coverage": coverage if cov is not None else None,
                           "evaluation": evaluation, "folds": None})
 
 
-def compare_folds(results: Mapping[str, Sequence[EvaluationResult]], *, metrics: Any = None,
-                  test: str = "t", correction: str | None = None,
+def compare_folds(results: Mapping[str, Sequence[EvaluationResult]]
+                  | Sequence[tuple[Any, Sequence[EvaluationResult]]], *,
+                  metrics: Any = None, test: str = "t", correction: str | None = None,
                   baseline: str | None = None, alpha: float = 0.05,
                   confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
-                  users: str = "common") -> Comparison:
+                  users: str = "common", method: str = "auto") -> Comparison:
     """Compare systems over the folds of a cross-validation, users paired within each fold.
 
     Parameters
     ----------
-    results : mapping
+    results : mapping or list of (name, results) pairs
         System name -> its EvaluationResults, one per fold, in the same fold order for
         every system. A user of fold f is paired with the same user of fold f only; the
         tests and intervals run over every (fold, user).
-    metrics, test, correction, baseline, alpha, confidence, n_resamples, seed, users
+    metrics, test, correction, baseline, alpha, confidence, n_resamples, seed, users, method
         As in :func:`compare`.
 
     Returns
@@ -259,40 +348,42 @@ def compare_folds(results: Mapping[str, Sequence[EvaluationResult]], *, metrics:
         Means over every (fold, user): for a macro metric the mean of the per-user values,
         for a micro metric the ratio pooled over the folds.
     """
-    _options(test, correction, alpha, confidence, n_resamples, seed, users)
-    names = _names(results, "results", baseline)
-    folds = [list(results[k]) for k in results]
-    n_folds = {n: len(f) for n, f in zip(names, folds, strict=True)}
+    _options(test, correction, alpha, confidence, n_resamples, seed, users, method)
+    named = _entries(results, "results", baseline)
+    folds = {name: list(f) for name, f in named}
+    n_folds = {n: len(f) for n, f in folds.items()}
     if len(set(n_folds.values())) != 1 or 0 in n_folds.values():
         raise InvalidParameterError(
             f"results must give every system the same number of folds (at least one); got "
             f"{n_folds}", parameter="results")
-    flat = [ev for f in folds for ev in f]
-    bad = [type(ev).__name__ for ev in flat if not isinstance(ev, EvaluationResult)]
+    bad = [(n, type(ev).__name__) for n, f in folds.items() for ev in f
+           if not isinstance(ev, EvaluationResult)]
     if bad:
         raise InvalidParameterError(
             f"results must hold EvaluationResults; got {bad[:5]}", parameter="results",
             examples=bad)
-    labels = _labels(flat[0], flat, metrics)
-    values = {n: concat_folds([values_of(ev, labels) for ev in f])
-              for n, f in zip(names, folds, strict=True)}
-    objs = {x: flat[0].summaries[x].metric for x in labels}
+    flat = [(n, i, ev) for n, f in folds.items() for i, ev in enumerate(f)]
+    labels = _labels(flat, metrics)
+    values = {n: concat_folds([values_of(ev, labels) for ev in f]) for n, f in folds.items()}
+    first = flat[0][2]
+    objs = {x: first.summaries[x].metric for x in labels}
     return _finish(values, labels, objs, None, test=test, correction=correction,
                    baseline=None if baseline is None else str(baseline), alpha=alpha,
                    confidence=confidence, n_resamples=n_resamples, seed=seed, users=users,
-                   extra={"coverage": None, "evaluation": flat[0].settings,
-                          "folds": len(folds[0])})
+                   method=method,
+                   extra={"coverage": None, "evaluation": first.settings,
+                          "folds": n_folds[named[0][0]]})
 
 
 def _finish(values: dict[str, SystemValues], labels: list[str], objs: dict[str, Metric],
             cov: pd.DataFrame | None, *, test: str, correction: str | None,
             baseline: str | None, alpha: float, confidence: float, n_resamples: int,
-            seed: int, users: str, extra: dict[str, Any]) -> Comparison:
+            seed: int, users: str, method: str, extra: dict[str, Any]) -> Comparison:
     paired = pair_users(values, labels, objs, users)
     higher = {x: bool(objs[x].higher_is_better) for x in labels}
     res = analyse(paired, higher, test=test, correction=correction, baseline=baseline,
                   alpha=float(alpha), confidence=float(confidence),
-                  n_resamples=int(n_resamples), seed=int(seed))
+                  n_resamples=int(n_resamples), seed=int(seed), method=method)
     means = res.means
     untested = [x for x in labels if x not in paired.labels]
     for x in untested:  # global metrics: each system's own aggregate, no test
@@ -303,7 +394,8 @@ def _finish(values: dict[str, SystemValues], labels: list[str], objs: dict[str, 
         "lacking": [paired.lacking[s] for s in values],
         "compared": [len(paired.users)] * len(values)},
         index=pd.Index(list(values), name="system"))
-    settings = {"test": test, "correction": correction, "baseline": baseline,
+    settings = {"test": test, "method": method if test == "wilcoxon" else None,
+                "correction": correction, "baseline": baseline,
                 "alpha": float(alpha), "confidence": float(confidence),
                 "n_resamples": int(n_resamples), "seed": int(seed), "users": users,
                 "ci_method": "percentile", "n_tests": len(res.tests),

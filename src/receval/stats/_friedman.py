@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["critical_difference", "frames", "friedman", "row_ranks"]
+__all__ = ["TAIL", "critical_difference", "frames", "friedman", "range_sf", "row_ranks"]
 
 
 def friedman(values: dict[str, np.ndarray], metric: str, higher_is_better: bool
@@ -18,8 +20,9 @@ def friedman(values: dict[str, np.ndarray], metric: str, higher_is_better: bool
     post-hoc test (Demšar 2006, section 3.2.2) compares every pair with
     ``z = |R_i - R_j| / sqrt(k (k + 1) / (6 n))``: two systems differ when the average
     ranks differ by at least the critical difference ``CD = q_alpha sqrt(k (k + 1) / (6 n))``;
-    the p-value is ``P(Q_{k, inf} >= z sqrt(2))`` with Q the studentized range, which
-    controls the family-wise error over the pairs of one metric.
+    the p-value is ``P(Q_{k, inf} >= z sqrt(2))`` with Q the studentized range (see
+    :func:`range_sf` for the far tail), which controls the family-wise error over the pairs
+    of one metric.
 
     Parameters
     ----------
@@ -34,8 +37,6 @@ def friedman(values: dict[str, np.ndarray], metric: str, higher_is_better: bool
     (dict, list of dict)
         The Friedman row, and one row per pair.
     """
-    from scipy import stats as sps
-
     names = list(values)
     x = np.column_stack([values[s] for s in names])
     n, k = x.shape
@@ -51,10 +52,33 @@ def friedman(values: dict[str, np.ndarray], metric: str, higher_is_better: bool
             z = (mean_rank[j] - mean_rank[i]) / se  # positive when system i ranks better
             pairs.append({"metric": metric, "system_a": names[i], "system_b": names[j],
                           "rank_a": float(mean_rank[i]), "rank_b": float(mean_rank[j]),
-                          "statistic": float(z),
-                          "p_value": float(sps.studentized_range.sf(abs(z) * np.sqrt(2.0),
-                                                                    k, np.inf))})
+                          "statistic": float(z), "p_value": range_sf(abs(z) * np.sqrt(2.0), k)})
     return row, pairs
+
+
+#: Below this, SciPy's studentized-range tail loses accuracy (it reaches 0 near q = 11, where
+#: the tail is ~1e-17): :func:`range_sf` uses the union bound there.
+TAIL = 1e-10
+
+
+def range_sf(q: float, k: int) -> float:
+    """``P(Q_{k, inf} >= q)``, the studentized range of ``k`` normal means (infinite df).
+
+    ``scipy.stats.studentized_range.sf`` where it exceeds ``TAIL``. Deeper in the tail SciPy's
+    numerical integration underflows (it returns 0 for q >= ~11, e.g. a Nemenyi z of 9), so
+    the p-value there is the union bound over the ``k (k - 1) / 2`` pairs,
+    ``C(k, 2) 2 Phi(-q / sqrt 2)`` (``Q >= q`` when some pair's difference, N(0, 2), is), which
+    is exact to first order in the tail: 1.1797e-9 against SciPy's 1.1793e-9 at q = 9, k = 4
+    (0.1 % apart at k = 8).
+    """
+    from scipy import stats as sps
+
+    if math.isnan(q):
+        return math.nan
+    p = float(sps.studentized_range.sf(q, k, np.inf))
+    if p > TAIL:
+        return p
+    return float(min(1.0, k * (k - 1) / 2 * 2.0 * sps.norm.sf(q / math.sqrt(2.0))))
 
 
 def row_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

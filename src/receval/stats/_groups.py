@@ -20,13 +20,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from receval._by_group import as_groups, by_group
+from receval._by_group import as_groups, by_group, check_group_ids, group_order
 from receval._columns import Columns
 from receval.data import truth_table
 from receval.data._adapters import to_frame
-from receval.exceptions import InvalidParameterError
+from receval.exceptions import (
+    EmptyInputError,
+    InvalidParameterError,
+    format_examples,
+)
 
-__all__ = ["activity_groups", "by_group", "by_item_group", "popularity_groups"]
+__all__ = ["activity_groups", "by_group", "by_item_group", "check_group_ids", "group_order",
+           "popularity_groups"]
 
 
 def activity_groups(train: Any, bins: int = 4, *, columns: Columns | dict[str, str] | None
@@ -38,26 +43,36 @@ def activity_groups(train: Any, bins: int = 4, *, columns: Columns | dict[str, s
     train : table
         Interactions (any table receval reads), one row per (user, item).
     bins : int
-        Number of quantile bins (``pandas.qcut``; bins with equal edges are merged).
+        Number of quantile bins (``pandas.qcut``; bins with equal edges are merged, so
+        there may be fewer). When every user has the same number of rows there is one
+        group, labelled by that number.
     columns : Columns or dict, optional
 
     Returns
     -------
     pandas.Series
-        User id -> a label ``'<low>-<high>'`` of the counts in the user's bin. Users absent
-        from ``train`` are not in it.
+        User id -> a label ``'<low>-<high>'`` (or ``'<n>'``) of the smallest and largest
+        count in the user's bin, an ordered categorical from the least to the most active
+        bin (``ev.by`` keeps that order). Users absent from ``train`` are not in it.
     """
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise InvalidParameterError(f"bins must be an integer >= 1; got {bins!r}",
                                     parameter="bins", examples=[bins])
     table = truth_table(train, Columns.coerce(columns))
     counts = table.user.value_counts()
-    cut = pd.qcut(counts, q=bins, duplicates="drop")
-    edges = [(int(np.floor(i.left)) + 1, int(np.floor(i.right))) for i in cut.cat.categories]
-    edges[0] = (int(counts.min()), edges[0][1])
-    names = [f"{lo}-{hi}" if lo != hi else f"{lo}" for lo, hi in edges]
-    labels = pd.Categorical.from_codes(cut.cat.codes.to_numpy(), categories=pd.Index(names),
-                                       ordered=True)
+    if counts.nunique() == 1:  # quantiles of equal counts have one edge: one bin
+        codes = np.zeros(len(counts), dtype=np.int64)
+    else:
+        codes = pd.qcut(counts, q=bins, duplicates="drop").cat.codes.to_numpy()
+    # a label per bin from the counts it holds; bins left empty by the merge are dropped
+    used, codes = np.unique(codes, return_inverse=True)
+    values = counts.to_numpy()
+    low = np.full(len(used), np.iinfo(np.int64).max)
+    high = np.zeros(len(used), dtype=np.int64)
+    np.minimum.at(low, codes, values)
+    np.maximum.at(high, codes, values)
+    names = [f"{lo}-{hi}" if lo != hi else f"{lo}" for lo, hi in zip(low, high, strict=True)]
+    labels = pd.Categorical.from_codes(codes, categories=pd.Index(names), ordered=True)
     return pd.Series(labels, index=counts.index.rename("user"), name="activity")
 
 
@@ -102,28 +117,48 @@ def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any,
     recs, truth, metrics
         As in :func:`receval.evaluate`.
     groups : mapping or pandas.Series
-        Item id -> group (e.g. :func:`popularity_groups`). Truth items without a group are
-        left out of every group (their number is in the column ``n_truth_rows``).
+        Item id -> group (e.g. :func:`popularity_groups`), ids of the truth's item id type
+        (no cast). Truth items without a group are left out of every group (the column
+        ``n_truth_rows`` counts each group's rows). A group without a truth row is shown
+        with ``n_users = 0`` and NaN metrics.
 
     Returns
     -------
     pandas.DataFrame
-        Index: the groups; columns: ``n_users`` (users evaluated), ``n_truth_rows`` and one
-        column per metric label.
+        Index: the groups (ordered as in :func:`by_group`); columns: ``n_users`` (users
+        evaluated), ``n_truth_rows`` and one column per metric label.
+
+    Raises
+    ------
+    IdTypeMismatchError
+        Group keys of another type than the truth's item ids (``parameter='groups'``).
+    EmptyInputError
+        No truth item has a group.
     """
     from receval._evaluate import evaluate
 
     series = as_groups(groups)
     frame = to_frame(truth, "truth")
     table = truth_table(frame, Columns.coerce(evaluate_options.get("columns")))
-    item_group = series.reindex(table.item.to_numpy()).to_numpy()
-    rows = {}
-    for g in pd.unique(series.to_numpy()):
+    check_group_ids(series, table.item, "item", "truth")
+    item_group = series.reindex(table.item.to_numpy()).to_numpy(dtype=object)
+    if pd.isna(item_group).all():
+        ex = list(pd.unique(table.item)[:5])
+        raise EmptyInputError(
+            f"groups gives no truth item a group (truth items e.g. "
+            f"{format_examples(ex, table.item.nunique())}; groups has "
+            f"{format_examples(list(series.index[:5]), len(series))}): every group would "
+            f"be empty", parameter="groups", n_bad=table.item.nunique(), examples=ex)
+    rows: dict[Any, dict[str, float]] = {}
+    for g in group_order(series, series.dropna().to_numpy(dtype=object)):
         keep = np.flatnonzero(item_group == g)
-        if len(keep) == 0:
+        if len(keep) == 0:  # a group without truth rows: shown, with nothing to evaluate
+            rows[g] = {"n_users": 0, "n_truth_rows": 0}
             continue
         ev = evaluate(recs, frame.iloc[keep], metrics, **evaluate_options)
         rows[g] = {"n_users": ev.users.n_evaluated, "n_truth_rows": len(keep), **ev.to_dict()}
     out = pd.DataFrame.from_dict(rows, orient="index")
+    out["n_users"] = out["n_users"].astype(np.int64)
+    out["n_truth_rows"] = out["n_truth_rows"].astype(np.int64)
     out.index.name = "group"
     return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from receval.stats._resample import exact_signs, sign_flip_sums
+from receval.stats._signed_rank import signed_rank_p
 
 __all__ = ["TESTS", "PairedResult", "bootstrap_test", "permutation_test", "sign_test", "t_test",
            "wilcoxon_test"]
@@ -83,32 +84,33 @@ def t_test(d: np.ndarray, mask: np.ndarray) -> PairedResult:
     return PairedResult(t, p, dz)
 
 
-def wilcoxon_test(d: np.ndarray, mask: np.ndarray) -> PairedResult:
-    """Wilcoxon signed-rank test, SciPy's default variant (``scipy.stats.wilcoxon(d)``).
+def wilcoxon_test(d: np.ndarray, mask: np.ndarray, method: str = "auto") -> PairedResult:
+    """Wilcoxon signed-rank test; by default ``scipy.stats.wilcoxon(d)``'s p-value.
 
-    Zero differences are dropped (``zero_method='wilcox'``), tied absolute differences get
-    their average rank, no continuity correction, and SciPy's ``method='auto'`` (exact null
-    distribution up to 50 non-zero differences, normal approximation above). The p-value is
-    SciPy's. The statistic is the signed rank sum ``W+ - W-`` (positive when system a
-    scores higher; SciPy reports ``min(W+, W-)``), and the effect size the matched-pairs
-    rank-biserial correlation ``r = (W+ - W-) / (W+ + W-)`` (Kerby 2014), in [-1, 1].
+    The p-value is computed on the column's differences, zeros included, by
+    :func:`receval.stats._signed_rank.signed_rank_p`: ``method="auto"`` is SciPy's default
+    (exact without ties or zeros up to 50 differences, the exact sign-flip distribution with
+    ties or zeros up to 13, the normal approximation with the tie correction otherwise),
+    ``"asymptotic"`` the normal approximation, ``"exact"`` the exact conditional null given
+    the tied ranks. Zero differences are dropped from the ranks (``zero_method='wilcox'``)
+    and tied ``|d|`` get their average rank. The statistic is the signed rank sum
+    ``W+ - W-`` (positive when system a scores higher; SciPy reports ``min(W+, W-)``), and
+    the effect size the matched-pairs rank-biserial correlation
+    ``r = (W+ - W-) / (W+ + W-)`` (Kerby 2014), in [-1, 1].
     """
     from scipy import stats as sps
 
     cols = d.shape[1]
     stat, p, r = np.zeros(cols), np.ones(cols), np.zeros(cols)
-    for j in range(cols):
+    for j in range(cols):  # one column per (metric, pair): few, each vectorised over users
         x = d[mask[:, j], j]
-        x = x[x != 0]
-        if len(x) == 0:
+        nonzero = x[x != 0]
+        if len(nonzero) == 0:
             continue
-        ranks = sps.rankdata(np.abs(x))
-        total = float(ranks.sum())
-        signed = float(ranks[x > 0].sum() - ranks[x < 0].sum())
-        stat[j], r[j] = signed, signed / total
-        with warnings.catch_warnings():  # SciPy notes when it switches to the approximation
-            warnings.simplefilter("ignore", UserWarning)
-            p[j] = float(sps.wilcoxon(x).pvalue)
+        ranks = sps.rankdata(np.abs(nonzero))
+        signed = float(ranks[nonzero > 0].sum() - ranks[nonzero < 0].sum())
+        stat[j], r[j] = signed, signed / float(ranks.sum())
+        p[j] = signed_rank_p(x, method)
     return PairedResult(stat, p, r)
 
 
