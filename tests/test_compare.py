@@ -278,6 +278,15 @@ def test_cli(tmp_path):
     names = runner.invoke(cli, [*args, "--names", "x,y"])
     assert names.exit_code == 2
     assert "--names gives 2 names for 3 runs" in names.output
+    wilcoxon = [*args[:-4], "--test", "wilcoxon", "--format", "json"]
+    exact = runner.invoke(cli, [*wilcoxon, "--method", "exact"])
+    assert exact.exit_code == 0, exact.output
+    api = rv.compare(systems, truth, ["ndcg@10", "p@5"], test="wilcoxon", method="exact")
+    assert [t["p_value"] for t in json.loads(exact.stdout)["tests"]] == \
+        pytest.approx(api.tests["p_value"].tolist(), rel=1e-2)  # JSON: 3 digits
+    mismatch = runner.invoke(cli, [*args, "--method", "exact"])  # with the t test
+    assert mismatch.exit_code == 2
+    assert "method='exact' chooses the null distribution" in mismatch.output
 
 
 def test_latex_and_html_escape_names():

@@ -24,6 +24,9 @@ _FORMATS = ("table", "markdown", "latex", "json", "csv")
               help="A metric, e.g. ndcg@10; repeatable.")
 @click.option("--test", default="t", show_default=True,
               help="t, wilcoxon, sign, permutation or bootstrap.")
+@click.option("--method", default="auto", show_default=True,
+              help="Wilcoxon's null distribution: auto (as scipy.stats.wilcoxon), exact "
+                   "(the exact conditional null given ties) or asymptotic.")
 @click.option("--correction", default="none", show_default=True,
               help="none, bonferroni, holm or bh (over every test of the call).")
 @click.option("--baseline", default=None, help="Test every run against this one only.")
@@ -42,7 +45,7 @@ _FORMATS = ("table", "markdown", "latex", "json", "csv")
 @click.option("--report", "report_file", type=click.Path(path_type=Path),
               default=None, help="Also write a standalone HTML report to this file.")
 def compare(truth: Path, runs: tuple[Path, ...], metrics: tuple[str, ...], test: str,
-            correction: str, baseline: str | None, names: str | None, alpha: float,
+            method: str, correction: str, baseline: str | None, names: str | None, alpha: float,
             confidence: float, seed: int, n_resamples: int, users: str, coverage: str,
             fmt: str, report_file: Path | None, **given: Any) -> None:
     """Compare RUNS (recommendation files) against TRUTH with paired tests.
@@ -74,7 +77,7 @@ def compare(truth: Path, runs: tuple[Path, ...], metrics: tuple[str, ...], test:
         systems = {name: read_input(path, "recs", given)
                    for name, path in zip(labels, runs, strict=True)}
         with recorded() as caught:
-            cmp = rv.compare(systems, truth_frame, list(metrics), test=test,
+            cmp = rv.compare(systems, truth_frame, list(metrics), test=test, method=method,
                              correction=None if correction == "none" else correction,
                              baseline=baseline, alpha=alpha, confidence=confidence,
                              n_resamples=n_resamples, seed=seed, users=users,
