@@ -283,7 +283,7 @@ def test_cli(tmp_path):
     assert exact.exit_code == 0, exact.output
     api = rv.compare(systems, truth, ["ndcg@10", "p@5"], test="wilcoxon", method="exact")
     assert [t["p_value"] for t in json.loads(exact.stdout)["tests"]] == \
-        pytest.approx(api.tests["p_value"].tolist(), rel=1e-2)  # JSON: 3 digits
+        pytest.approx(api.tests["p_value"].tolist(), rel=5e-2)  # JSON: 2-3 digits
     mismatch = runner.invoke(cli, [*args, "--method", "exact"])  # with the t test
     assert mismatch.exit_code == 2
     assert "method='exact' chooses the null distribution" in mismatch.output
