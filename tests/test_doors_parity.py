@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 import receval as rv
+from receval._engine._families import family_of
 from receval.metrics import available, parse
 from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
 
@@ -40,7 +41,7 @@ def _variants() -> list[str]:
 
 
 METRICS = _variants()
-PER_USER = [m for m in METRICS if parse(m).family != "exposure"]
+PER_USER = [m for m in METRICS if family_of(parse(m)).per_user]
 RANKING = [m for m in METRICS if parse(m).family == "ranking"]
 EXPLAINED = RANKING + [m for m in METRICS
                        if parse(m).name in ("novelty", "popularity", "diversity")]

@@ -21,6 +21,11 @@ from receval.metrics._beyond import (
     Serendipity,
     Unexpectedness,
 )
+from receval.metrics._calibration import (
+    CalibrationMetric,
+    Miscalibration,
+    PopularityCalibration,
+)
 from receval.metrics._coverage import GlobalMetric, ItemCoverage, UserCoverage
 from receval.metrics._ranking import (
     ARHR,
@@ -60,6 +65,7 @@ __all__ = [
     "RMSE",
     "AveragePrecision",
     "BeyondMetric",
+    "CalibrationMetric",
     "DistributionalCoverage",
     "Diversity",
     "Entropy",
@@ -73,9 +79,11 @@ __all__ = [
     "LongTailCoverage",
     "Metric",
     "MetricInfo",
+    "Miscalibration",
     "Novelty",
     "Personalization",
     "Popularity",
+    "PopularityCalibration",
     "Precision",
     "RankScore",
     "RankingMetric",

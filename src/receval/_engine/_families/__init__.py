@@ -6,7 +6,7 @@ registered in :data:`FAMILIES`, never a second engine.
 
 Modules: :mod:`._base` (the interface and what every family shares), :mod:`._ranking`,
 :mod:`._rating`, :mod:`._per_list` (with :mod:`._side`, :mod:`._terms`,
-:mod:`._similarity`) and :mod:`._exposure`.
+:mod:`._similarity`), :mod:`._exposure` and :mod:`._calibration`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from receval._engine._families._base import (
     MergeContext,
     Specs,
 )
+from receval._engine._families._calibration import Calibration
 from receval._engine._families._exposure import Exposure
 from receval._engine._families._per_list import PerList
 from receval._engine._families._ranking import Ranking
@@ -30,7 +31,8 @@ __all__ = ["FAMILIES", "Context", "Family", "FamilyPartial", "MergeContext", "Sp
            "family_of", "requested"]
 
 #: Every family, in the order the engine runs them.
-FAMILIES: dict[str, Family] = {f.name: f for f in (Ranking(), Rating(), PerList(), Exposure())}
+FAMILIES: dict[str, Family] = {f.name: f for f in (Ranking(), Rating(), PerList(), Exposure(),
+                                                   Calibration())}
 
 
 def family_of(metric: Metric) -> Family:
