@@ -99,7 +99,7 @@ def test_rank_weight_log_by_hand() -> None:
         kl(p, q), abs=1e-15)
 
 
-# -- LibRec -----------------------------------------------------------------------------------
+# -- LibRec ----------------------------------------------------------------------------------------
 #: MiscalibrationEvaluator.java (LibRec 3.0.0 @ 296082c) compiled and run on the toy data
 LIBREC = {1: 0.9832701324409321, 2: 0.8136556194340342, 3: -0.4449949296935908,
           4: 1.31419294269724, "k=3": 0.6665309412196538, "k=4": 0.39885218755303065,
@@ -157,7 +157,7 @@ def test_librec_counts_only_users_with_truth() -> None:
     assert ev[ev.labels[0]] == pytest.approx(LIBREC["k=3"], abs=1e-12)
 
 
-# -- popularity calibration ---------------------------------------------------------------------
+# -- popularity calibration ------------------------------------------------------------------------
 def js2(p: list[float], q: list[float]) -> float:
     m = [(a + b) / 2 for a, b in zip(p, q, strict=True)]
     return 0.5 * kl(p, m, 0, 2) + 0.5 * kl(q, m, 0, 2)
@@ -202,7 +202,7 @@ def test_popularity_calibration_absent_skip_and_by_items() -> None:
                                                             abs=1e-15)
 
 
-# -- properties ---------------------------------------------------------------------------------
+# -- properties ------------------------------------------------------------------------------------
 @st.composite
 def profiles(draw: st.DrawFn) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     n_items = draw(st.integers(3, 9))
@@ -249,7 +249,7 @@ def test_ranges(data: tuple[pd.DataFrame, ...], k: int) -> None:
     assert ((hel >= -1e-12) & (hel <= 1 + 1e-12)).all()
 
 
-# -- edge cases and bad input ---------------------------------------------------------------------
+# -- edge cases and bad input ----------------------------------------------------------------------
 def test_user_without_training_rows_is_undefined_and_counted() -> None:
     ev = evaluate(["miscalibration@3", "popularity_calibration@3"],
                   train=TRAIN[TRAIN["user_id"] != 2])

@@ -73,15 +73,24 @@ def data() -> dict[str, pd.DataFrame]:
     feats = pd.DataFrame({"item_id": items,
                           "genre": [genres[i % 4] + ("|" + genres[(i // 4) % 4] if i % 3 else "")
                                     for i in range(len(items))]})
+    # provider groups (some items in two), user groups of every user
+    item_groups = pd.DataFrame({"item_id": items, "group": [
+        "p" + str(i % 3) + ("|p3" if i % 5 == 0 else "") for i in range(len(items))]})
     return {"recs": pd.DataFrame(recs, columns=["user_id", "item_id", "score"]),
             "truth": pd.DataFrame(truth, columns=["user_id", "item_id", "rating"]),
             "train": pd.DataFrame([*train, (99, 100)], columns=["user_id", "item_id"]),
-            "features": feats}
+            "features": feats, "item_groups": item_groups,
+            "user_groups": {u: f"u{u % 3}" for u in [*range(40), 99]}}
+
+
+def _groups() -> dict[str, Any]:
+    d = data()
+    return {"item_groups": d["item_groups"], "user_groups": d["user_groups"]}
 
 
 def _options() -> dict[str, Any]:
     d = data()
-    return {"train": d["train"], "item_features": d["features"]}
+    return {"train": d["train"], "item_features": d["features"], **_groups()}
 
 
 @functools.cache
@@ -162,7 +171,7 @@ def cross_validated() -> pd.DataFrame:
         cv = rv.cross_validate({"fixed": _Fixed()}, whole, METRICS,
                                split=[(d["train"].assign(rating=3.0), test)], k=10,
                                exclude_seen=False, item_features=d["features"],
-                               recs_without_truth="ignore")
+                               recs_without_truth="ignore", **_groups())
     return cv.per_fold
 
 

@@ -287,6 +287,25 @@ class EvaluationResult:
         """
         return by_group(self, groups)
 
+    def groups(self, key: str | Metric) -> pd.DataFrame:
+        """The per-group values of a group metric (exposure, RSP, REO, delta GAP, ...).
+
+        One row per group (for bias disparity per (user group, item group)); the metric's
+        value ``result[key]`` summarises them (``docs/fairness.md``). They are also in
+        ``settings["groups"][label]`` as plain data.
+        """
+        label = self._label(key)
+        table = self.settings.get("groups", {}).get(label)
+        if table is None:
+            raise InvalidParameterError(
+                f"{label} has no per-group values; group metrics have them: "
+                f"{list(self.settings.get('groups', {}))}", parameter="key",
+                examples=[label])
+        names = table["index_names"]
+        index = (pd.MultiIndex.from_tuples(table["index"], names=names) if len(names) > 1
+                 else pd.Index(table["index"], name=names[0]))
+        return pd.DataFrame(table["columns"], index=index)
+
     # -- exports -----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, float]:
         """``{label: value}``."""

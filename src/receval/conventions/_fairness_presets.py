@@ -42,14 +42,131 @@ _LIBREC = Convention(
     ),
 )
 
+_EXPEVAL = Convention(
+    name="expeval",
+    library="expeval",
+    versions="diazf/expeval @ 69ab070 (2022-07; expeval.py, metrics.py, exposure.py)",
+    summary="expected exposure with the gerr user model (patience 0.5, stop 0.5), only "
+            "relevant items judged, values normalised by expeval's bounds",
+    rules={
+        "expected_exposure": R(
+            "expeval.py (run cut at {k})", "expeval.py", params={}, cutoff="any",
+            variants=(({"browsing": "rbp(patience=0.5)"}, "expeval.py -u rbp"),
+                      ({"judgments": "complete"}, "expeval.py -C"),
+                      ({"grades": "binary"}, "expeval.py -B"),
+                      ({"normalize": False}, "expeval.py -U")),
+            note="the run cut at k; -p and -r are browsing's patience and stop; measure d, "
+                 "r, l are expeval's disparity, relevance and difference lines; normalised "
+                 "relevance is 1.0 for a user with one relevance level (expeval's bounds)"),
+    },
+    differences=(
+        "the group mode (-G) and stochastic rankings (several sampled rankings per query) "
+        "are not offered: receval evaluates one ranking per user",
+        "the gerr bounds use patience * stop where the user model uses patience * (1 - "
+        "stop); receval reproduces expeval's bounds (the same at stop = 0.5)",
+    ),
+)
+
+_TREC_FAIR = Convention(
+    name="trec_fair_2022",
+    aliases=("trec_fair",),
+    library="TREC Fair Ranking 2022 (wptrec)",
+    versions="fair-trec/trec2022-fair-public @ 6fd105f (wptrec/metrics/awrf.py)",
+    summary="AWRF with float32 weights 1/log2(max(r, 2)), natural-log Jensen-Shannon, "
+            "items without alignment dropped with their weight",
+    rules={
+        "awrf": R("AWRFMetric (run cut at {k})", "AWRFMetric", params={"precision": "float32",
+                                                        "ungrouped": "skip"},
+                  variants=(({"target": "relevance"}, "AWRFMetric, target from qrels"),
+                            ({"target": "population"}, "AWRFMetric, background target"),
+                            ({"target": "mix"}, "AWRFMetric, mixed target (geography, "
+                                                "gender)"),
+                            ({"times_ndcg": True}, "Score = nDCG x AWRF")),
+                  note="population: give the background distribution as population={...}; "
+                       "several fairness dimensions are one intersectional item_groups"),
+    },
+    differences=(
+        "several fairness dimensions are combined by the outer product of their "
+        "alignments; receval reads one item_groups table: give it the intersectional "
+        "groups",
+    ),
+)
+
+_CLAYRS = Convention(
+    name="clayrs",
+    library="ClayRS",
+    versions="clayrs 0.5.1 (clayrs/evaluation/metrics/fairness_metrics.py)",
+    summary="delta GAP with popularity = training rows / users, the popular items the first "
+            "round(0.2 |items|), users grouped by their share of popular items",
+    rules={
+        "delta_gap": R("DeltaGap(user_groups={'BB': 0.2, 'Diverse': 0.6, 'Niche': 0.2}, "
+                       "top_n={k})", params={"order": "train"}, cutoff="required",
+                       note="ties of popularity and of users' shares in order of first "
+                            "appearance in train"),
+    },
+    differences=(
+        "ClayRS's delta GAP of a group whose profiles have popularity 0 is 0; receval's is "
+        "undefined (NaN)",
+        "ClayRS averages the popularity of every profile row (a repeated (user, item) "
+        "counts again); receval's profile holds each item once",
+        "DeltaGap(original_ratings=train + test) has no receval form: popularity is read "
+        "from train",
+    ),
+)
+
+_ZHU = Convention(
+    name="zhu2020",
+    library="Zhu, Wang, Caverlee (SIGIR 2020) code",
+    versions="Zziwei/Item-Underrecommendation-Bias @ 72331eb (utility.py)",
+    summary="RSP and REO with 1e-10 added to the mean, multi-genre items counted in each "
+            "genre",
+    rules={
+        "rsp": R("ranking_analysis RSP@{k}", params={"eps": 1e-10}, cutoff="required"),
+        "reo": R("ranking_analysis REO@{k}", params={"eps": 1e-10}, cutoff="required"),
+    },
+    differences=(
+        "the code reads the candidate counts per user and genre from tables built in its "
+        "notebooks; receval counts the group's items the user has no training row for",
+    ),
+)
+
 #: Presets that define only fairness metrics, by name.
-FAIRNESS_PRESETS: Mapping[str, Convention] = {c.name: c for c in (_LIBREC,)}
+FAIRNESS_PRESETS: Mapping[str, Convention] = {c.name: c for c in (
+    _LIBREC, _EXPEVAL, _TREC_FAIR, _CLAYRS, _ZHU)}
+
+_ELLIOT = {
+    "rsp": R("RSP@{k}", params={"users": "truth", "ungrouped": "skip"}, cutoff="required",
+             variants=(({"groups": "popularity"},
+                        "ExtendedPopRSP(pop_ratio={pop_ratio})@{k}"),),
+             free=("pop_ratio",),
+             note="RSP over the item clustering file; PopRSP is pop_ratio = 0.8"),
+    "reo": R("REO@{k}", params={"users": "truth", "ungrouped": "skip"}, cutoff="required",
+             variants=(({"groups": "popularity"},
+                        "ExtendedPopREO(pop_ratio={pop_ratio})@{k}"),),
+             free=("pop_ratio",),
+             note="REO over the item clustering file; PopREO is pop_ratio = 0.8"),
+    "bias_disparity": R("BiasDisparityBD@{k}", params={"users": "truth",
+                                                        "ungrouped": "skip"},
+                        cutoff="required",
+                        variants=(({"part": "br"}, "BiasDisparityBR@{k}"),
+                                  ({"part": "bs"}, "BiasDisparityBS@{k}")),
+                        note="one value per (user cluster, item cluster): ev.groups(label)"),
+}
 
 #: Preset name -> receval metric -> the library's rule (added to an existing preset).
-FAIRNESS_RULES: Mapping[str, Mapping[str, MetricRule]] = {}
+FAIRNESS_RULES: Mapping[str, Mapping[str, MetricRule]] = {"elliot": _ELLIOT}
 
 #: Preset name -> the fairness behaviours receval does not copy (each tested).
-FAIRNESS_DIFFERENCES: Mapping[str, tuple[str, ...]] = {}
+FAIRNESS_DIFFERENCES: Mapping[str, tuple[str, ...]] = {
+    "elliot": (
+        "the short head of PopRSP / PopREO breaks ties of popularity in Python's set order "
+        "of the item ids (ascending for small integers, arbitrary for strings); receval "
+        "breaks them by ascending id",
+        "cluster ids must be the integers 0..n-1 in Elliot; receval takes any group names",
+        "RSP's denominator counts every item of the clustering file, also items outside "
+        "the catalog; receval does the same with the items of item_groups",
+    ),
+}
 
 
 def with_fairness(convention: Convention) -> Convention:

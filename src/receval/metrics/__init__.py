@@ -27,6 +27,8 @@ from receval.metrics._calibration import (
     PopularityCalibration,
 )
 from receval.metrics._coverage import GlobalMetric, ItemCoverage, UserCoverage
+from receval.metrics._fairness import AWRF, ExpectedExposure, GroupExposure, GroupMetric
+from receval.metrics._group_fairness import REO, RSP, BiasDisparity, DeltaGap
 from receval.metrics._ranking import (
     ARHR,
     CG,
@@ -57,21 +59,29 @@ from receval.metrics._registry import MetricInfo, available, get, parse, registe
 __all__ = [
     "ARHR",
     "AUC",
+    "AWRF",
     "CG",
     "DCG",
     "MAE",
     "MSE",
     "NDCG",
+    "REO",
     "RMSE",
+    "RSP",
     "AveragePrecision",
     "BeyondMetric",
+    "BiasDisparity",
     "CalibrationMetric",
+    "DeltaGap",
     "DistributionalCoverage",
     "Diversity",
     "Entropy",
+    "ExpectedExposure",
     "FBeta",
     "Gini",
     "GlobalMetric",
+    "GroupExposure",
+    "GroupMetric",
     "HitRate",
     "ItemCoverage",
     "Kendall",

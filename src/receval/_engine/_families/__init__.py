@@ -6,7 +6,8 @@ registered in :data:`FAMILIES`, never a second engine.
 
 Modules: :mod:`._base` (the interface and what every family shares), :mod:`._ranking`,
 :mod:`._rating`, :mod:`._per_list` (with :mod:`._side`, :mod:`._terms`,
-:mod:`._similarity`), :mod:`._exposure` and :mod:`._calibration`.
+:mod:`._similarity`), :mod:`._exposure`, :mod:`._calibration` and :mod:`._group_exposure`
+(with :mod:`._item_groups`, :mod:`._user_group_bias`) and :mod:`._fair_lists`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from receval._engine._families._base import (
 )
 from receval._engine._families._calibration import Calibration
 from receval._engine._families._exposure import Exposure
+from receval._engine._families._fair_lists import FairLists
+from receval._engine._families._group_exposure import GroupExposureFamily
 from receval._engine._families._per_list import PerList
 from receval._engine._families._ranking import Ranking
 from receval._engine._families._rating import Rating
@@ -32,7 +35,8 @@ __all__ = ["FAMILIES", "Context", "Family", "FamilyPartial", "MergeContext", "Sp
 
 #: Every family, in the order the engine runs them.
 FAMILIES: dict[str, Family] = {f.name: f for f in (Ranking(), Rating(), PerList(), Exposure(),
-                                                   Calibration())}
+                                                   Calibration(), GroupExposureFamily(),
+                                                   FairLists())}
 
 
 def family_of(metric: Metric) -> Family:
