@@ -40,10 +40,15 @@ def _variants() -> list[str]:
     return out
 
 
-METRICS = _variants()
+#: propensity-weighted variants (the ranking family's weighted path)
+WEIGHTED = ["recall(propensity=popularity)@5", "recall(propensity=column, normalize=pooled)@5",
+            "ndcg(propensity=column)@5", "dcg(propensity=popularity, estimator=ips)@5",
+            "hit_rate(propensity=recpack, estimator=ips, absent=zero)@5",
+            "ap(propensity=popularity, absent=zero)@5", "auc(propensity=column)"]
+METRICS = _variants() + WEIGHTED
 PER_USER = [m for m in METRICS if family_of(parse(m)).per_user]
 RANKING = [m for m in METRICS if parse(m).family == "ranking"]
-EXPLAINED = RANKING + [m for m in METRICS
+EXPLAINED = [m for m in RANKING if m not in WEIGHTED] + [m for m in METRICS
                        if parse(m).name in ("novelty", "popularity", "diversity")]
 
 
@@ -85,7 +90,8 @@ def data() -> dict[str, pd.DataFrame]:
 
 def _groups() -> dict[str, Any]:
     d = data()
-    return {"item_groups": d["item_groups"], "user_groups": d["user_groups"]}
+    return {"item_groups": d["item_groups"], "user_groups": d["user_groups"],
+            "propensities": {i: 0.1 + (i % 7) / 10 for i in range(100, 130)}}
 
 
 def _options() -> dict[str, Any]:

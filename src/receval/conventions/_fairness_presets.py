@@ -130,9 +130,52 @@ _ZHU = Convention(
     ),
 )
 
+_RECPACK = Convention(
+    name="recpack",
+    library="RecPack",
+    versions="recpack 0.3.6 (recpack/metrics/ips.py)",
+    summary="IPSHitRateK: the sum over the hits of 1 / (n_i / sum n), fitted on the "
+            "training interactions, capped at 10000; items never interacted with weigh 0",
+    rules={
+        "hit_rate": R("IPSHitRateK(K={k})", params={
+            "propensity": "recpack", "estimator": "ips", "max_weight": 10000.0,
+            "absent": "zero"}, cutoff="required",
+            note="fit(X) on the training interactions (0/1); a user's value is the sum of "
+                 "the weights of their hits, not a mean"),
+    },
+    differences=(
+        "RecPack fits the propensities on the values of the matrix it is given (ratings "
+        "if it holds ratings, contrary to its docstring); receval counts training rows",
+        "top K by argpartition, which orders tied scores arbitrarily; receval's tie policy "
+        "decides",
+    ),
+)
+
+_YANG = Convention(
+    name="yang2018",
+    library="Yang et al. (RecSys 2018) code",
+    versions="ylongqi/unbiased-offline-recommender-evaluation @ 28f0f15 (eq() of "
+             "experiments_section_5/*_test.py)",
+    summary="SNIPS normalised per user, propensities (n_i)^((gamma + 1) / 2) from training "
+            "counts, positives of items absent from train left out",
+    rules={
+        "recall": R("eq() recall", params={"propensity": "popularity",
+                                            "estimator": "snips"}, free=("propensity",),
+                    note="their recall counts Z < 1, i.e. recall@1; give the gamma of the "
+                         "paper as propensity='popularity(gamma=...)'"),
+    },
+    differences=(
+        "the code's AUC is 1 - Z / |C| over every candidate item (other positives counted, "
+        "the positive itself in |C|); receval's weighted AUC is over the list's "
+        "non-relevant items, so the convention does not offer AUC",
+        "gamma is estimated per data set in the paper; receval fits the discrete power law "
+        "of the training counts (Clauset et al. 2009) when it is not given",
+    ),
+)
+
 #: Presets that define only fairness metrics, by name.
 FAIRNESS_PRESETS: Mapping[str, Convention] = {c.name: c for c in (
-    _LIBREC, _EXPEVAL, _TREC_FAIR, _CLAYRS, _ZHU)}
+    _LIBREC, _EXPEVAL, _TREC_FAIR, _CLAYRS, _ZHU, _RECPACK, _YANG)}
 
 _ELLIOT = {
     "rsp": R("RSP@{k}", params={"users": "truth", "ungrouped": "skip"}, cutoff="required",
@@ -158,6 +201,16 @@ FAIRNESS_RULES: Mapping[str, Mapping[str, MetricRule]] = {"elliot": _ELLIOT}
 
 #: Preset name -> the fairness behaviours receval does not copy (each tested).
 FAIRNESS_DIFFERENCES: Mapping[str, tuple[str, ...]] = {
+    "cornac": (
+        "PropensityStratifiedEvaluation: since cornac 1.17 its ranking metrics take item "
+        "indices and the module still passes dense vectors, so every ranking metric it "
+        "reports is wrong (Recall@3 0.028 instead of 0.583 on docs/fairness.md's example); "
+        "rv.protocols.propensity_stratified runs the published protocol with receval's "
+        "metrics",
+        "PropensityStratifiedEvaluation's IPS row looks propensities up by inner index in "
+        "a dict keyed by raw item id (a miss weighs 1) and its NDCG gains are 2^(1/p) - 1; "
+        "receval's ips row is SNIPS with weights 1/p",
+    ),
     "elliot": (
         "the short head of PopRSP / PopREO breaks ties of popularity in Python's set order "
         "of the item ids (ascending for small integers, arbitrary for strings); receval "

@@ -14,6 +14,7 @@ import numpy as np
 
 from receval._aggregate import aggregate, column_of
 from receval._engine._families._base import Context, Family, FamilyPartial, MergeContext, Specs
+from receval._engine._families._weighted import weighted_column, weighted_settings
 from receval._engine._lists import ListKey
 from receval._engine._notes import Note, note
 from receval._exact import MetricSums, add_sums
@@ -107,11 +108,14 @@ class Ranking(Family):
 
     def run(self, ctx: Context, specs: Specs) -> FamilyPartial:
         data, opts, codes = ctx.data, ctx.opts, ctx.evaluated
-        out = FamilyPartial(state={"ties": {}, "excluded": {}})
+        out = FamilyPartial(state={"ties": {}, "excluded": {}, "weights": {}})
         if not len(codes):
             return out
         groups: dict[ListKey, list[Any]] = {}
         for _, metric in specs:
+            if getattr(metric, "weighted", False):
+                self._weighted(ctx, metric, out)
+                continue
             groups.setdefault(_key(metric, opts), []).append(metric)
         users = data.user_ids[codes]
         in_recs = data.recs_count()[codes] > 0
@@ -131,6 +135,27 @@ class Ranking(Family):
                 n_straddle = len(straddle.get(metric.k, [])) if metric.k else 0
                 out.state["ties"][metric.label] = (key.policy, n_straddle)
         return out
+
+    def _weighted(self, ctx: Context, metric: Any, out: FamilyPartial) -> None:
+        """One propensity-weighted metric (:mod:`._weighted`)."""
+        codes = ctx.evaluated
+        key = _key(metric, ctx.opts)
+        lists = ctx.lists.get(key)
+        column, drop, state = weighted_column(metric, ctx, lists, codes)
+        straddle = ties_at_cutoffs(lists.select(codes), {metric.k} if metric.k else set())
+        _note_ties(ctx.data, straddle, key.policy, codes, ctx.opts, ctx.notes)
+        if ctx.opts.missing_recs(metric) == "skip":
+            drop = drop | ~(ctx.data.recs_count()[codes] > 0)
+        if drop.any():
+            out.state["excluded"][metric.label] = column.drop(drop)
+        out.add(metric.label, column)
+        out.state["weights"][metric.label] = state
+        out.state["ties"][metric.label] = (key.policy, len(straddle.get(metric.k, [])))
+
+    def settings(self, specs: Specs, parts: Sequence[FamilyPartial], ctx: MergeContext
+                 ) -> dict[str, Any]:
+        labels = [m.label for _, m in specs if getattr(m, "weighted", False)]
+        return {"propensity": weighted_settings(parts, labels)} if labels else {}
 
     def check(self, specs: Specs, counts: dict[str, int]) -> None:
         if counts["n_evaluated"] == 0:
