@@ -49,7 +49,8 @@ RANKING_AT_K = [
 ]
 FAIRNESS = ["miscalibration@5", "popularity_calibration@5", "exposure@5", "ee@5",
             "awrf(precision=float32, times_ndcg=true)@5", "rsp@5", "reo@5", "delta_gap@5",
-            "bias_disparity@5"]
+            "bias_disparity@5", "recall(propensity=popularity)@5", "ap(propensity=popularity)@5",
+            "auc(propensity=popularity)"]
 RANKING_WHOLE_LIST = ["map", "mrr", "ndcg", "recall", "auc", "rank_score"]
 RATING = ["rmse", "mae", "mse", "rmse(aggregation=macro)", "mae(aggregation=macro)",
           "spearman", "kendall", "rating_precision", "rating_recall", "rating_f1",
