@@ -77,13 +77,20 @@ def _kernel(data: Interactions, group: list[Any], lists: RankedLists, codes: np.
 
 
 def _note_ties(data: Interactions, straddle: dict[int, np.ndarray], policy: str,
-               codes: np.ndarray, opts: Any, notes: list[Note]) -> None:
-    """One note per cutoff where tied scores straddle it (the merge shows the worst)."""
+               codes: np.ndarray, opts: Any, notes: list[Note],
+               seen: set[tuple[str, int]] | None = None) -> None:
+    """One note per cutoff where tied scores straddle it (the merge shows the worst).
+
+    ``seen`` holds the (policy, cutoff) pairs already noted in this partition: the lists
+    of a weighted metric are those of its plain form, whose ties are noted once.
+    """
     if policy not in ("stable", "item"):
         return
     for k, users in sorted(straddle.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        if len(users) == 0:
+        if len(users) == 0 or (seen is not None and (policy, k) in seen):
             continue
+        if seen is not None:
+            seen.add((policy, k))
         note(notes, TiesAtCutoffWarning,
              f"tied scores straddle the cutoff k={k} for {{n}} users (e.g. {{examples}}): "
              f"which tied item is in the top k depends on ties={policy!r}; ties='expected' "
@@ -123,7 +130,8 @@ class Ranking(Family):
             lists = ctx.lists.get(key).select(codes)
             num, den = _kernel(data, group, lists, codes)
             straddle = ties_at_cutoffs(lists, {m.k for m in group if m.k})
-            _note_ties(data, straddle, key.policy, codes, opts, ctx.notes)
+            _note_ties(data, straddle, key.policy, codes, opts, ctx.notes,
+                       ctx.shared.setdefault("noted_ties", set()))
             for j, metric in enumerate(group):
                 column = column_of(metric, users, num[:, j], den[:, j])
                 drop = metric.left_out(num[:, j], den[:, j])
@@ -143,7 +151,8 @@ class Ranking(Family):
         lists = ctx.lists.get(key)
         column, drop, state = weighted_column(metric, ctx, lists, codes)
         straddle = ties_at_cutoffs(lists.select(codes), {metric.k} if metric.k else set())
-        _note_ties(ctx.data, straddle, key.policy, codes, ctx.opts, ctx.notes)
+        _note_ties(ctx.data, straddle, key.policy, codes, ctx.opts, ctx.notes,
+                   ctx.shared.setdefault("noted_ties", set()))
         if ctx.opts.missing_recs(metric) == "skip":
             drop = drop | ~(ctx.data.recs_count()[codes] > 0)
         if drop.any():
