@@ -287,6 +287,23 @@ class EvaluationResult:
         """
         return by_group(self, groups)
 
+    def disparity(self, groups: Any, metrics: Any = None, *, summary: str = "max_gap",
+                  confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0
+                  ) -> Any:
+        """How each metric differs between user groups, with a bootstrap interval.
+
+        ``summary``: ``"max_gap"`` (largest minus smallest group value), ``"ratio"``
+        (smallest over largest), ``"mad"`` (mean absolute difference over pairs of groups,
+        Elliot's UserMAD), ``"cv"`` (coefficient of variation of the group values) or
+        ``"gini"`` (Gini index of the per-user values). Users are resampled within their
+        groups, seeded like :func:`receval.compare`. See
+        :func:`receval.stats.disparity` and ``docs/fairness.md``.
+        """
+        from receval.stats._disparity import disparity
+
+        return disparity(self, groups, metrics, summary=summary, confidence=confidence,
+                         n_resamples=n_resamples, seed=seed)
+
     def groups(self, key: str | Metric) -> pd.DataFrame:
         """The per-group values of a group metric (exposure, RSP, REO, delta GAP, ...).
 
