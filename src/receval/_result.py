@@ -427,7 +427,9 @@ class EvaluationResult:
         **kwargs
             ``bins`` (per-user histograms, default 20), ``names`` (``{"recs": "file.csv"}``
             sources shown on the page), ``notes`` (texts shown as warnings),
-            ``generated`` (the date shown), ``head_share`` (default 0.2).
+            ``generated`` (the date shown), ``head_share`` (default 0.2), ``user_groups``
+            (user id -> group: each per-user metric by user group with intervals, and the
+            disparities; the group metrics' tables are shown whenever evaluated).
 
         Returns
         -------

@@ -124,10 +124,15 @@ def _tests_section(cmp: Any) -> Section:
                            row_classes=classes, row_headers=False, id="tests"))
 
 
-def comparison_page(cmp: Any, *, title: str | None = None, generated: Any = None) -> Page:
+def comparison_page(cmp: Any, *, title: str | None = None, generated: Any = None,
+                    user_groups: Any = None) -> Page:
     """The page of a comparison report (see ``Comparison.report``)."""
     sections = [_compared_section(cmp), _settings_section(cmp), _means_section(cmp),
                 _tests_section(cmp)]
+    if user_groups is not None:  # the disparity tests (receval.report._fairness)
+        from receval.report._fairness import comparison_fairness_section
+
+        sections.append(comparison_fairness_section(cmp, user_groups))
     for name, heading in (("friedman", "Friedman test"), ("nemenyi", "Nemenyi post-hoc test"),
                           ("coverage", "Prediction coverage")):
         frame = getattr(cmp, name, None)

@@ -198,15 +198,17 @@ class Comparison:
 
     # -- report and figures (receval[report], receval[plot]; imported on use) -----------------
     def report(self, path: str | Path, *, title: str | None = None,
-               generated: Any = None) -> Path:
+               generated: Any = None, user_groups: Any = None) -> Path:
         """Write a standalone HTML report of this comparison to ``path``.
 
         One file that opens from disk with no network (styles inline, figures as inline
-        SVG): see ``docs/reports.md``. Needs ``pip install 'receval[report]'``.
+        SVG): see ``docs/reports.md``. Needs ``pip install 'receval[report]'``. With
+        ``user_groups`` (user id -> group) it adds the disparity tests (:meth:`disparity`).
         """
         from receval.report import write_comparison_report
 
-        return write_comparison_report(self, path, title=title, generated=generated)
+        return write_comparison_report(self, path, title=title, generated=generated,
+                                       user_groups=user_groups)
 
     @property
     def plot(self) -> ComparisonPlots:

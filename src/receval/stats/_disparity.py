@@ -57,8 +57,8 @@ class Disparity:
         bootstrap interval), ``n_users`` (users with a value and a group), ``n_groups``,
         ``without_group`` (users of the metric left out: no group).
     groups : pandas.DataFrame
-        One row per (metric, group): the group's aggregate ``value`` (as ``ev.by``) and
-        its ``n_users``.
+        One row per (metric, group): the group's aggregate ``value`` (as ``ev.by``), its
+        percentile bootstrap interval ``low``, ``high`` (the same draws) and ``n_users``.
     settings : dict
         The summary, confidence, number of resamples, seed and interval method.
     """
@@ -211,27 +211,41 @@ def _observed(v: _Values, layout: _Layout, users: pd.Index, summary: str
     return float(_summary(summary, np.array(mu))), mu
 
 
+def _group_values(counts: np.ndarray, v: _Values, num: np.ndarray, den: np.ndarray,
+                  layout: _Layout) -> np.ndarray:
+    """Each group's aggregate in each resample of a block (resamples x groups)."""
+    mu = np.empty((len(counts), len(layout.names)))
+    for g, (a, b) in enumerate(zip(layout.starts, layout.ends, strict=True)):
+        c = counts[:, a:b]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = (c @ num[a:b]) / (c @ den[a:b])
+        mu[:, g] = v.metric.finalize(ratio) if v.micro else ratio
+    return mu
+
+
 def _resampled(systems: Sequence[_Values], layout: _Layout, users: pd.Index, summary: str,
-               n_resamples: int, seed: int) -> np.ndarray:
-    """The summary of each system in every resample (resamples x systems), joint draws."""
+               n_resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every system's summary in every resample (resamples x systems), joint draws.
+
+    Also the first system's group aggregates in every resample (resamples x groups).
+    """
     terms = [_terms(v, users) for v in systems]
     out = np.empty((n_resamples, len(systems)))
+    groups = np.empty((n_resamples, len(layout.names)))
     order = [np.argsort(t[2], kind="stable") for t in terms]
     row = 0
     for counts in _draws(layout, n_resamples, seed):
+        rows = slice(row, row + len(counts))
         for s, (v, (num, den, values)) in enumerate(zip(systems, terms, strict=True)):
+            mu = _group_values(counts, v, num, den, layout)
+            if s == 0:
+                groups[rows] = mu
             if summary == "gini":
-                out[row:row + len(counts), s] = _gini(values[order[s]], counts[:, order[s]])
-                continue
-            mu = np.empty((len(counts), len(layout.names)))
-            for g, (a, b) in enumerate(zip(layout.starts, layout.ends, strict=True)):
-                c = counts[:, a:b]
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    ratio = (c @ num[a:b]) / (c @ den[a:b])
-                mu[:, g] = v.metric.finalize(ratio) if v.micro else ratio
-            out[row:row + len(counts), s] = _summary(summary, mu)
+                out[rows, s] = _gini(values[order[s]], counts[:, order[s]])
+            else:
+                out[rows, s] = _summary(summary, mu)
         row += len(counts)
-    return out
+    return out, groups
 
 
 def _labels(ev: Any, metrics: Any) -> list[str]:
@@ -290,18 +304,21 @@ def disparity(ev: Any, groups: Any, metrics: Any = None, *, summary: str = "max_
         v = _values_of(ev, label)
         layout, lost = _common([v], series)
         value, mu = _observed(v, layout, layout.users, summary)
-        boot = _resampled([v], layout, layout.users, summary, int(n_resamples), int(seed))
+        boot, group_boot = _resampled([v], layout, layout.users, summary, int(n_resamples),
+                                      int(seed))
         low, high = percentile_interval(boot, float(confidence))
+        g_low, g_high = percentile_interval(group_boot, float(confidence))
         rows[label] = {"value": value, "low": float(low[0]), "high": float(high[0]),
                        "n_users": len(layout.users), "n_groups": len(layout.names),
                        "without_group": lost}
-        means += [{"metric": label, "group": g, "value": m, "n_users": int(b - a)}
-                  for g, m, a, b in zip(layout.names, mu, layout.starts, layout.ends,
-                                        strict=True)]
+        means += [{"metric": label, "group": g, "value": m, "low": float(lo),
+                   "high": float(hi), "n_users": int(b - a)}
+                  for g, m, lo, hi, a, b in zip(layout.names, mu, g_low, g_high,
+                                                layout.starts, layout.ends, strict=True)]
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "metric"
-    by = pd.DataFrame(means, columns=["metric", "group", "value", "n_users"]).set_index(
-        ["metric", "group"])
+    by = pd.DataFrame(means, columns=["metric", "group", "value", "low", "high", "n_users"]
+                      ).set_index(["metric", "group"])
     return Disparity(table, by, {"summary": summary, "confidence": float(confidence),
                                  "n_resamples": int(n_resamples), "seed": int(seed),
                                  "ci_method": "percentile, users resampled within groups"})
@@ -345,7 +362,8 @@ def disparity_tests(values: Mapping[str, Mapping[str, Any]], metrics: Mapping[st
         systems = [_system_values(values[s], metrics[label], label) for s in names]
         layout, _ = _common(systems, series)
         observed = [_observed(v, layout, layout.users, summary)[0] for v in systems]
-        boot = _resampled(systems, layout, layout.users, summary, int(n_resamples), int(seed))
+        boot, _ = _resampled(systems, layout, layout.users, summary, int(n_resamples),
+                             int(seed))
         for a, b in pairs:
             i, j = names.index(a), names.index(b)
             d = observed[i] - observed[j]
