@@ -80,20 +80,21 @@ ELLIOT = {"rsp": "rsp@{k}", "reo": "reo@{k}", "rsp_pop": "rsp(groups=popularity)
           "reo_pop_0.5": "reo(groups=popularity, pop_ratio=0.5)@{k}"}
 
 
+def _elliot_one(c: dict[str, Any], metric: str) -> float:
+    try:
+        ev = run(c, [metric], convention="elliot")
+    except DataError:  # a group no user can be recommended: Elliot's 0 / 0
+        return float("nan")
+    return ev[ev.labels[0]]
+
+
 def _elliot_values(c: dict[str, Any]) -> dict[str, float]:
     metrics = [m.format(k=c["k"]) for m in ELLIOT.values()]
     try:
         ev = run(c, metrics, convention="elliot")
-        return dict(zip(ELLIOT, (ev[x] for x in ev.labels), strict=True))
-    except DataError:  # a group no user can be recommended: Elliot's 0 / 0, one by one
-        out = {}
-        for key, metric in zip(ELLIOT, metrics, strict=True):
-            try:
-                one = run(c, [metric], convention="elliot")
-                out[key] = one[one.labels[0]]
-            except DataError:
-                out[key] = float("nan")
-        return out
+    except DataError:  # one by one
+        return {key: _elliot_one(c, m) for key, m in zip(ELLIOT, metrics, strict=True)}
+    return dict(zip(ELLIOT, (ev[x] for x in ev.labels), strict=True))
 
 
 def test_elliot() -> None:
