@@ -130,10 +130,15 @@ def _history_weights(metric: C.CalibrationMetric, ctx: Context, side: Side,
     return np.asarray(train.ratings[u, cols], dtype=np.float64).ravel()
 
 
-def _shares(rows: np.ndarray, weight: np.ndarray, item: np.ndarray, f: np.ndarray,
-            den_w: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``sum w f[i] / sum w den_w[i]`` per row group (rows: the group of each entry)."""
-    m = sp.csr_matrix((weight, (rows, item)), shape=(n, f.shape[0]))
+def _shares(ends: np.ndarray, weight: np.ndarray, item: np.ndarray, f: np.ndarray,
+            den_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``sum w f[i]`` and ``sum w den_w[i]`` per user: one sparse product.
+
+    The entries of user ``u`` are contiguous and end at ``ends[u]``: the CSR is built
+    without a conversion.
+    """
+    indptr = np.concatenate([[0], ends]).astype(np.int64)
+    m = sp.csr_matrix((weight, item, indptr), shape=(len(ends), f.shape[0]))
     num = np.asarray(m @ f)
     den = np.asarray(m @ den_w).ravel()
     return num, den
@@ -152,11 +157,9 @@ def _values(metric: C.CalibrationMetric, ctx: Context, side: Side, users: np.nda
         features_missing(metric, side, side.h_item, opts.item_features_missing)
     rank = np.arange(len(item)) - np.repeat(top.starts, top.take) + 1.0
     w_list = 1.0 / np.log2(rank + 1.0) if metric.rank_weight == "log" else np.ones(len(item))
-    n = len(users)
-    q_num, q_den = _shares(top.row_list, w_list, item, f, den_w, n)
-    h_rows = np.repeat(np.arange(n), side.h_ends - side.h_starts)
+    q_num, q_den = _shares(np.cumsum(top.take), w_list, item, f, den_w)
     w_hist = _history_weights(metric, ctx, side, users)
-    p_num, p_den = _shares(h_rows, w_hist, side.h_item, f, den_w, n)
+    p_num, p_den = _shares(side.h_ends, w_hist, side.h_item, f, den_w)
     ok = (q_den > 0) & (p_den > 0)
     p = np.divide(p_num, p_den[:, None], out=np.zeros_like(p_num), where=ok[:, None])
     q = np.divide(q_num, q_den[:, None], out=np.zeros_like(q_num), where=ok[:, None])

@@ -21,6 +21,7 @@ from receval._engine._families._item_groups import (
     attention,
     check_grouped,
     item_groups,
+    member_rows,
 )
 from receval._engine._families._per_list import PerList, side_of
 from receval._engine._families._side import check_inputs
@@ -40,15 +41,21 @@ def _geo(x: float, n: np.ndarray) -> np.ndarray:
     return out
 
 
-def _levels(grade: np.ndarray, seg: np.ndarray, n_seg: int) -> tuple[np.ndarray, np.ndarray]:
-    """For rows sorted by (segment, grade descending): rows above in higher levels, level size."""
+def _levels(grade: np.ndarray, seg: np.ndarray, n_seg: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Levels of rows sorted by (segment, grade descending).
+
+    Each row's number of rows in higher levels, its level's size, and each segment's
+    number of levels.
+    """
     new = np.ones(len(grade), dtype=bool)
     new[1:] = (grade[1:] != grade[:-1]) | (seg[1:] != seg[:-1])
     level = np.cumsum(new) - 1
     first = np.flatnonzero(new)
     size = np.diff(np.append(first, len(grade)))
     seg_start = np.searchsorted(seg, np.arange(n_seg))
-    return first[level] - seg_start[seg], size[level]
+    return (first[level] - seg_start[seg], size[level],
+            np.bincount(seg[new], minlength=n_seg))
 
 
 def _target(model: str, p: float, u: float, grade: np.ndarray, b: np.ndarray, m: np.ndarray
@@ -63,8 +70,8 @@ def _target(model: str, p: float, u: float, grade: np.ndarray, b: np.ndarray, m:
 
 
 def _truth_targets(m: F.ExpectedExposure, ctx: Context, lists: Any, users: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
-    """Every target item of every user: (row, grade, target) and a level lookup."""
+                   ) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Every target item of every user (row, target), and the levels (a lookup)."""
     model, prm = m.model()
     p, u = prm["patience"], prm.get("stop", 0.0)
     lengths = lists.ideal_ends - lists.ideal_starts
@@ -77,25 +84,27 @@ def _truth_targets(m: F.ExpectedExposure, ctx: Context, lists: Any, users: np.nd
     zero = np.zeros(len(users), dtype=np.int64)
     if m.judgments == "complete":  # judged items that are not relevant: one level 0
         zero = ctx.data.truth_count()[users] - lengths
-    b, size = _levels(grade, row, len(users))
+    b, size, n_levels = _levels(grade, row, len(users))
     target = _target(model, p, u, grade, b.astype(np.float64), size.astype(np.float64))
     z_rows = np.flatnonzero(zero > 0)
     z_target = _target(model, p, u, np.zeros(len(z_rows)), lengths[z_rows].astype(np.float64),
                        zero[z_rows].astype(np.float64))
     rows = np.concatenate([row, np.repeat(z_rows, zero[z_rows])])
     targets = np.concatenate([target, np.repeat(z_target, zero[z_rows])])
-    levels = (grade, row, b, size, z_rows, z_target)
-    return rows, np.concatenate([grade, np.zeros(int(zero.sum()))]), targets, levels
+    levels = (grade, row, n_levels + (zero > 0), z_rows, z_target)
+    return rows, targets, levels
 
 
 def _run_targets(levels: Any, run_row: np.ndarray, run_grade: np.ndarray, rel: np.ndarray,
                  judged: np.ndarray, target: np.ndarray, n_users: int) -> np.ndarray:
     """The target of each run position: its level's, level 0's if judged, else 0."""
-    grade, row, _, _, z_rows, z_target = levels
-    _, inv = np.unique(np.concatenate([grade, run_grade]), return_inverse=True)
-    width = int(inv.max()) + 1 if len(inv) else 1
-    key = row * width + (width - 1 - inv[:len(grade)])  # sorted: rows, grades descending
-    pkey = run_row * width + (width - 1 - inv[len(grade):])
+    grade, row, _, z_rows, z_target = levels
+    distinct = np.unique(grade)  # a relevant run grade is one of the truth grades
+    width = max(len(distinct), 1)
+    inv = np.searchsorted(distinct, grade)
+    key = row * width + (width - 1 - inv)  # sorted: rows, grades descending
+    pkey = run_row * width + (width - 1 - np.minimum(np.searchsorted(distinct, run_grade),
+                                                      width - 1))
     at = np.minimum(np.searchsorted(key, pkey), max(len(key) - 1, 0))
     out = np.zeros(len(run_row))
     hit = rel & (key[at] == pkey) if len(key) else np.zeros(len(run_row), dtype=bool)
@@ -115,7 +124,7 @@ def expected_exposure(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) ->
     top = cut(lists, m.k)
     rel = lists.rel[top.pos].astype(bool)
     e = attention(model, prm, top.take, rel)
-    rows, grades, targets, levels = _truth_targets(m, ctx, lists, users)
+    rows, targets, levels = _truth_targets(m, ctx, lists, users)
     n = len(users)
     run_grade = np.where(rel, lists.grade[top.pos], 0.0)
     if m.grades == "binary":
@@ -133,7 +142,7 @@ def expected_exposure(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) ->
     diff = np.bincount(top.row_list, weights=(e - t_run) ** 2, minlength=n) + (
         norm - np.bincount(top.row_list, weights=t_run * t_run, minlength=n))
     value = {"d": d, "r": r, "l": diff}[m.measure]
-    bounds = _bounds(m, ctx, rows, grades, targets, norm, users)
+    bounds = _bounds(m, ctx, rows, levels[2], targets, norm, users)
     empty = top.take == 0  # expeval: disparity = ub, relevance = lb, difference = |eps*|^2
     if empty.any():
         raw = {"d": bounds["d"][1], "r": bounds["r"][0], "l": norm}[m.measure]
@@ -147,7 +156,7 @@ def expected_exposure(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) ->
     return np.where(same, default, scaled)
 
 
-def _bounds(m: F.ExpectedExposure, ctx: Context, rows: np.ndarray, grades: np.ndarray,
+def _bounds(m: F.ExpectedExposure, ctx: Context, rows: np.ndarray, n_levels: np.ndarray,
             targets: np.ndarray, norm: np.ndarray, users: np.ndarray
             ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """expeval's lower and upper bounds of each measure, per user (``metrics.py``)."""
@@ -162,16 +171,17 @@ def _bounds(m: F.ExpectedExposure, ctx: Context, rows: np.ndarray, grades: np.nd
     finite = np.isfinite(n)
     d_ub = _geo(p * p, n)
     d_lb = np.where(finite, _geo(pp, n) ** 2 / np.where(finite, n, 1.0), 0.0)
-    order = np.lexsort((targets, rows))  # each user's targets ascending
-    j = np.arange(len(order)) - np.searchsorted(rows[order], rows[order])
-    r_lb = np.where(finite, np.bincount(rows[order], weights=pp ** j * targets[order],
-                                        minlength=n_users), 0.0)
+    r_lb: np.ndarray = np.zeros(n_users)
+    l_ub: np.ndarray = norm + 1.0 / (1.0 - pp)
+    if finite.any():  # complete judgments: every user's targets ascending
+        order = np.lexsort((targets, rows))
+        j = np.arange(len(order)) - np.searchsorted(rows[order], rows[order])
+        r_lb = np.bincount(rows[order], weights=pp ** j * targets[order], minlength=n_users)
+        l_ub = np.bincount(rows[order], weights=(pp ** j - targets[order]) ** 2,
+                           minlength=n_users)
     r_ub = norm.copy()
-    distinct = np.unique(np.column_stack([rows, grades]), axis=0)[:, 0] if len(rows) else rows
-    one_level = np.bincount(distinct.astype(np.int64), minlength=n_users) <= 1
+    one_level = n_levels <= 1
     r_lb[one_level] = r_ub[one_level] = 0.0
-    l_ub = np.where(finite, np.bincount(rows[order], weights=(pp ** j - targets[order]) ** 2,
-                                        minlength=n_users), norm + 1.0 / (1.0 - pp))
     return {"d": (d_lb, d_ub), "r": (r_lb, r_ub), "l": (np.zeros(n_users), l_ub)}
 
 
@@ -211,8 +221,13 @@ def _ndcg(m: F.AWRF, lists: Any, top: Any, n_users: int) -> np.ndarray:
     return np.where(n_rel > 0, out, np.nan)
 
 
-def _awrf_target(m: F.AWRF, ctx: Context, groups: Any, align: Any, users: np.ndarray
-                 ) -> np.ndarray:
+def _by_group(row: np.ndarray, group: np.ndarray, weight: np.ndarray, n: int, g: int
+              ) -> np.ndarray:
+    """``out[row, group] += weight`` (n x g), one bincount."""
+    return np.bincount(row * g + group, weights=weight, minlength=n * g).reshape(n, g)
+
+
+def _awrf_target(m: F.AWRF, ctx: Context, groups: Any, users: np.ndarray) -> np.ndarray:
     """Each user's target distribution over the groups (users x groups)."""
     g = groups.n_groups
     if m.population is not None:
@@ -239,10 +254,8 @@ def _awrf_target(m: F.AWRF, ctx: Context, groups: Any, align: Any, users: np.nda
     chosen[users] = np.arange(len(users))
     rows = np.flatnonzero(data.t_rel & (chosen[data.t_user] >= 0))
     item = data.t_item[rows].astype(np.int64)
-    ok = groups.grouped[item]
-    a = align[item[ok]].tocoo()
-    rel = np.zeros((len(users), g))
-    np.add.at(rel, (chosen[data.t_user[rows[ok]]][a.row], a.col), a.data)
+    at, grp, wt = member_rows(groups, item, groups.grouped[item], split=True)
+    rel = _by_group(chosen[data.t_user[rows[at]]], grp, wt, len(users), g)
     total = rel.sum(axis=1, keepdims=True)
     rel = np.divide(rel, total, out=np.full_like(rel, np.nan), where=total > 0)
     return rel if m.target == "relevance" else m.weight * rel + (1 - m.weight) * pop
@@ -258,13 +271,11 @@ def awrf(m: F.AWRF, ctx: Context, users: np.ndarray) -> np.ndarray:
     ok = check_grouped(m, groups, side, item)
     rank = np.arange(len(item)) - np.repeat(top.starts, top.take)
     w = _discounts(m, int(top.take.max(initial=1)))[rank].astype(np.float64)
-    align = groups.split()
-    a = align[item[ok]].tocoo()
-    dist = np.zeros((len(users), groups.n_groups))
-    np.add.at(dist, (top.row_list[ok][a.row], a.col), w[ok][a.row] * a.data)
+    at, grp, wt = member_rows(groups, item, ok, split=True)
+    dist = _by_group(top.row_list[at], grp, w[at] * wt, len(users), groups.n_groups)
     total = dist.sum(axis=1, keepdims=True)
     p = np.divide(dist, total, out=np.full_like(dist, np.nan), where=total > 0)
-    q = _awrf_target(m, ctx, groups, align, users)
+    q = _awrf_target(m, ctx, groups, users)
     q = q / q.sum(axis=1, keepdims=True)
     mid = 0.5 * (p + q)
 

@@ -23,6 +23,7 @@ from receval._engine._families._item_groups import (
     group_sums,
     group_table,
     item_groups,
+    member_rows,
 )
 from receval._engine._families._per_list import side_of
 from receval._engine._families._side import Side, check_inputs
@@ -44,21 +45,13 @@ def _rows(ctx: Context, metric: Any, users: np.ndarray) -> tuple[Any, np.ndarray
     return top, lists.item[top.pos].astype(np.int64), lists
 
 
-def _member_rows(groups: ItemGroups, item: np.ndarray, ok: np.ndarray, split: bool
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(row, group, weight) of every (top-k row, group of its item) pair."""
-    member = groups.split() if split else groups.member
-    m = member[item[ok]].tocoo()
-    return np.flatnonzero(ok)[m.row], m.col.astype(np.int64), m.data
-
-
 def _exposure_state(m: F.GroupExposure, ctx: Context, side: Side, groups: ItemGroups,
                     users: np.ndarray) -> dict[str, Any]:
     top, item, lists = _rows(ctx, m, users)
     ok = check_grouped(m, groups, side, item)
     model, params = m.model()
     e = attention(model, params, top.take, lists.rel[top.pos])
-    row, g, w = _member_rows(groups, item, ok, m.multi == "split")
+    row, g, w = member_rows(groups, item, ok, m.multi == "split")
     return {"exposure": group_sums(e[row] * w, g, groups.n_groups), "users": len(users)}
 
 
@@ -97,7 +90,7 @@ def _parity_state(m: Any, ctx: Context, side: Side, groups: ItemGroups) -> dict[
     ok = check_grouped(m, groups, side, item)
     if isinstance(m, G.REO):
         ok &= lists.rel[top.pos].astype(bool)
-    _, g, _ = _member_rows(groups, item, ok, split=False)
+    _, g, _ = member_rows(groups, item, ok, split=False)
     num = np.bincount(g, minlength=groups.n_groups).astype(np.int64)
     if isinstance(m, G.RSP):
         seen = _history_counts(side, ctx, groups, users).sum(axis=0)

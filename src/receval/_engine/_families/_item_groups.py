@@ -19,10 +19,11 @@ import scipy.sparse as sp
 
 from receval._engine._families._side import Side
 from receval._exact import ExactSum
+from receval._kernels import exact as XK
 from receval.exceptions import DataError, InvalidParameterError, format_examples
 
 __all__ = ["ItemGroups", "add_group_sums", "attention", "check_grouped", "group_sums",
-           "group_table", "item_groups", "short_head"]
+           "group_table", "item_groups", "member_rows", "short_head"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,16 @@ class ItemGroups:
     def n_groups(self) -> int:
         """Number of groups."""
         return len(self.names)
+
+    @property
+    def single(self) -> np.ndarray | None:
+        """Each item code's only group (-1: none), or None when an item has several."""
+        per_item = np.diff(self.member.indptr)
+        if per_item.max(initial=0) > 1:
+            return None
+        code = np.full(self.member.shape[0], -1, dtype=np.int64)
+        code[per_item == 1] = self.member.indices
+        return code
 
     def split(self) -> Any:
         """The membership rows normalised to sum 1 (an item in n groups: 1/n to each)."""
@@ -98,6 +109,22 @@ def item_groups(metric: Any, opts: Any, side: Side) -> ItemGroups:
     return ItemGroups(member, list(groups.names), groups.sizes().astype(np.int64), grouped)
 
 
+def member_rows(groups: ItemGroups, item: np.ndarray, ok: np.ndarray, split: bool
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, group, weight) of every (row, group of its item) pair, over the rows ``ok``.
+
+    The weight is 1, or 1/|groups| with ``split``. One group per item (the common case):
+    a lookup, no sparse row gather.
+    """
+    code = groups.single
+    if code is not None:
+        rows = np.flatnonzero(ok)
+        return rows, code[item[rows]], np.ones(len(rows))
+    member = groups.split() if split else groups.member
+    m = member[item[ok]].tocoo()
+    return np.flatnonzero(ok)[m.row], m.col.astype(np.int64), m.data
+
+
 def check_grouped(metric: Any, groups: ItemGroups, side: Side, item: np.ndarray) -> np.ndarray:
     """Whether each recommended row's item has a group; an error under ``ungrouped='error'``."""
     ok = groups.grouped[item]
@@ -112,12 +139,17 @@ def check_grouped(metric: Any, groups: ItemGroups, side: Side, item: np.ndarray)
 
 
 def group_sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> list[ExactSum]:
-    """The exact sum of ``values`` per group (``group[j]`` the group of value ``j``)."""
-    order = np.argsort(group, kind="stable")
-    ends = np.cumsum(np.bincount(group, minlength=n_groups))
-    starts = ends - np.bincount(group, minlength=n_groups)
-    v = values[order]
-    return [ExactSum.of(v[a:b]) for a, b in zip(starts, ends, strict=True)]
+    """The exact sum of ``values`` per group (``group[j]`` the group of value ``j``).
+
+    One compiled pass (:func:`receval._kernels.exact.exact_group_sums`), no sort.
+    """
+    acc = np.zeros((n_groups, XK.N_DIGITS), dtype=np.int64)
+    special = np.zeros((n_groups, 3), dtype=np.int64)
+    XK.exact_group_sums(np.ascontiguousarray(values, dtype=np.float64),
+                        np.ascontiguousarray(group, dtype=np.int64), acc, special)
+    sizes = np.bincount(group, minlength=n_groups)
+    return [ExactSum.from_accumulator(acc[g], special[g], int(sizes[g]))
+            for g in range(n_groups)]
 
 
 def add_group_sums(parts: Sequence[list[ExactSum]]) -> list[ExactSum]:
@@ -149,13 +181,14 @@ def attention(model: str, params: dict[str, float], take: np.ndarray, rel: np.nd
     """
     starts = np.cumsum(take) - take
     rank0 = np.arange(int(take.sum())) - np.repeat(starts, take)
+    ranks = np.arange(int(take.max(initial=0)) + 1, dtype=np.float64)  # tables, not pow
     if model == "log":
-        return 1.0 / np.log2(rank0 + 2.0)
-    out = params["patience"] ** rank0.astype(np.float64)
+        return (1.0 / np.log2(ranks + 2.0))[rank0]
+    out = (params["patience"] ** ranks)[rank0]
     if model == "cascade":
-        r = rel.astype(np.float64)
+        r = rel.astype(np.int64)
         cs = np.cumsum(r)
-        before = np.repeat(np.concatenate([[0.0], cs])[starts], take)
+        before = np.repeat(np.concatenate([[0], cs])[starts], take)
         above = cs - r - before
-        out = out * (1.0 - params["stop"]) ** above
+        out = out * ((1.0 - params["stop"]) ** ranks)[above]
     return out
