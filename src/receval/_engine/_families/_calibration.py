@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from receval._aggregate import Column
 from receval._engine._families._base import Context, FamilyPartial, MergeContext, Specs
+from receval._engine._families._item_groups import by_popularity
 from receval._engine._families._per_list import PerList, features_missing, side_of
 from receval._engine._families._side import Side, check_inputs
 from receval._engine._lists import ListKey, cut
@@ -66,12 +67,7 @@ def popularity_classes(metric: C.PopularityCalibration, side: Side) -> np.ndarra
     ``head``, the tail the longest suffix whose share stays within ``tail``;
     ``by='items'``: the first ``max(1, floor(head n))`` and last ``floor(tail n)`` items.
     """
-    train = np.flatnonzero(side.in_train)
-    ids = side.items[train]
-    id_rank = np.argsort(np.argsort(np.asarray(ids.astype(str)) if ids.dtype == object
-                                    else np.asarray(ids), kind="stable"), kind="stable")
-    count = side.pop_rows[train]
-    order = train[np.lexsort((id_rank, -count))]
+    order = by_popularity(side, side.pop_rows)
     n = len(order)
     out = np.full(len(side.items), 2 if metric.absent == "tail" else -1, dtype=np.int64)
     out[order] = 1

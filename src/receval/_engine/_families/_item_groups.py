@@ -22,8 +22,8 @@ from receval._exact import ExactSum
 from receval._kernels import exact as XK
 from receval.exceptions import DataError, InvalidParameterError, format_examples
 
-__all__ = ["ItemGroups", "add_group_sums", "attention", "check_grouped", "group_sums",
-           "group_table", "item_groups", "member_rows", "short_head"]
+__all__ = ["ItemGroups", "add_group_sums", "attention", "by_popularity", "check_grouped",
+           "group_sums", "group_table", "id_rank", "item_groups", "member_rows", "short_head"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,20 @@ class ItemGroups:
         return sp.csr_matrix(sp.diags(scale) @ self.member)
 
 
+def id_rank(ids: pd.Index) -> np.ndarray:
+    """Each id's position in id order (text order for ids that do not order as numbers)."""
+    keys = np.asarray(ids.astype(str)) if ids.dtype == object else np.asarray(ids)
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[np.argsort(keys, kind="stable")] = np.arange(len(ids))
+    return rank
+
+
+def by_popularity(side: Side, counts: np.ndarray) -> np.ndarray:
+    """The training item codes by ``counts`` descending, ties by item id ascending."""
+    train = np.flatnonzero(side.in_train)
+    return train[np.lexsort((id_rank(side.items[train]), -counts[train]))]
+
+
 def short_head(side: Side, pop_ratio: float) -> np.ndarray:
     """Elliot's short head: whether each item code is in it (training items only).
 
@@ -76,12 +90,7 @@ def short_head(side: Side, pop_ratio: float) -> np.ndarray:
     the cumulative count reaches ``pop_ratio`` of the distinct training (user, item) pairs,
     the item that reaches it included (Elliot's ``popularity_utils``).
     """
-    train = np.flatnonzero(side.in_train)
-    ids = side.items[train]
-    id_rank = np.argsort(np.argsort(np.asarray(ids.astype(str)) if ids.dtype == object
-                                    else np.asarray(ids), kind="stable"), kind="stable")
-    count = side.pop_users[train]
-    order = train[np.lexsort((id_rank, -count))]
+    order = by_popularity(side, side.pop_users)
     cum = np.cumsum(side.pop_users[order])
     limit = pop_ratio * side.pop_users.sum()
     n_head = int(np.argmax(cum >= limit)) + 1 if len(order) else 0

@@ -14,11 +14,14 @@ import numpy as np
 
 from receval._aggregate import aggregate, column_of
 from receval._engine._families._base import Context, Family, FamilyPartial, MergeContext, Specs
-from receval._engine._families._weighted import weighted_column, weighted_settings
+from receval._engine._families._weighted import (
+    ranking_sums,
+    weighted_column,
+    weighted_settings,
+)
 from receval._engine._lists import ListKey
 from receval._engine._notes import Note, note
 from receval._exact import MetricSums, add_sums
-from receval._kernels import ranking as RK
 from receval._result import MetricSummary
 from receval.data import Interactions, RankedLists
 from receval.exceptions import (
@@ -54,15 +57,7 @@ def _key(metric: Any, opts: Any) -> ListKey:
 def _kernel(data: Interactions, group: list[Any], lists: RankedLists, codes: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray]:
     """Numerators and denominators of one group of metrics (users x metrics)."""
-    req = np.array([m.request() for m in group], dtype=np.float64)
-    num = np.zeros((lists.n_users, len(group)))
-    den = np.zeros((lists.n_users, len(group)))
-    RK.ranking_kernel(
-        lists.starts, lists.ends, lists.grade, lists.rel, lists.n_rel, lists.ideal_starts,
-        lists.ideal_ends, lists.ideal_grade, lists.block_start, lists.block_end,
-        req[:, 0].astype(np.int64), req[:, 1].astype(np.int64), req[:, 2].astype(np.int64),
-        req[:, 3].astype(np.int64), req[:, 4].astype(np.int64),
-        np.ascontiguousarray(req[:, 5]), num, den)  # a column: one layout, one compile
+    num, den = ranking_sums(lists, [m.request() for m in group])
     bad = ~(np.isfinite(num) & np.isfinite(den))
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))

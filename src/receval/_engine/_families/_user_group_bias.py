@@ -15,7 +15,12 @@ import numpy as np
 import pandas as pd
 
 from receval._engine._families._base import Context, MergeContext
-from receval._engine._families._item_groups import add_group_sums, group_sums, group_table
+from receval._engine._families._item_groups import (
+    add_group_sums,
+    group_sums,
+    group_table,
+    id_rank,
+)
 from receval._engine._families._side import Side
 from receval._engine._lists import ListKey, cut
 from receval.exceptions import InvalidParameterError
@@ -25,14 +30,6 @@ __all__ = ["BIAS_METRICS", "bias_state", "bias_summary", "popularity_user_groups
 
 BIAS_METRICS = (G.DeltaGap, G.BiasDisparity)
 _NAMES = ["blockbuster", "diverse", "niche"]
-
-
-def _id_rank(ids: pd.Index) -> np.ndarray:
-    """Each id's position in id order (text order for ids that do not order as numbers)."""
-    keys = np.asarray(ids.astype(str)) if ids.dtype == object else np.asarray(ids)
-    rank = np.empty(len(ids), dtype=np.int64)
-    rank[np.argsort(keys, kind="stable")] = np.arange(len(ids))
-    return rank
 
 
 def popularity_user_groups(m: G.DeltaGap, opts: Any) -> np.ndarray:
@@ -45,7 +42,7 @@ def popularity_user_groups(m: G.DeltaGap, opts: Any) -> np.ndarray:
     """
     train, items = opts.side.train, opts.side.items
     in_train = np.flatnonzero(train.pop_rows > 0)
-    tie = in_train if m.order == "train" else _id_rank(items[in_train])
+    tie = in_train if m.order == "train" else id_rank(items[in_train])
     ranked = in_train[np.lexsort((tie, -train.pop_rows[in_train]))]
     popular = np.zeros(len(items))
     popular[ranked[:round(len(in_train) * m.top)]] = 1.0
@@ -53,7 +50,7 @@ def popularity_user_groups(m: G.DeltaGap, opts: Any) -> np.ndarray:
     size = np.asarray(x.sum(axis=1)).ravel()
     ratio = np.asarray(x @ popular).ravel() / np.maximum(size, 1.0)
     n = len(ratio)
-    utie = np.arange(n) if m.order == "train" else _id_rank(train.users)
+    utie = np.arange(n) if m.order == "train" else id_rank(train.users)
     order = np.lexsort((utie, -ratio))
     out = np.full(n, -1, dtype=np.int64)
     bounds = [round(n * c) for c in np.concatenate([[0.0], np.cumsum(m.shares)])]

@@ -30,7 +30,7 @@ from receval._kernels import ranking as RK
 from receval.data import RankedLists
 from receval.exceptions import DataError, InvalidParameterError, format_examples
 
-__all__ = ["fitted_gamma", "weighted_column", "weighted_settings"]
+__all__ = ["fitted_gamma", "ranking_sums", "weighted_column", "weighted_settings"]
 
 
 def fitted_gamma(counts: np.ndarray) -> float:
@@ -111,9 +111,13 @@ def _request(kind: int, k: int, disc: int, variant: int) -> tuple[Any, ...]:
     return (kind, k, RK.GAIN_LINEAR, disc, variant, 0.0)
 
 
-def _sums(lists: RankedLists, requests: Sequence[tuple[Any, ...]], param: float = 0.0
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """Run the ranking kernel on the weighted lists (linear gains: the weighted gains)."""
+def ranking_sums(lists: RankedLists, requests: Sequence[tuple[Any, ...]]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The ranking kernel's numerators and denominators (users x requests).
+
+    The one call of :func:`receval._kernels.ranking.ranking_kernel`, for the plain lists of
+    the ranking family and for the weighted lists here (linear gains: the weighted gains).
+    """
     req = np.array(requests, dtype=np.float64)
     num = np.zeros((lists.n_users, len(requests)))
     den = np.zeros((lists.n_users, len(requests)))
@@ -122,7 +126,7 @@ def _sums(lists: RankedLists, requests: Sequence[tuple[Any, ...]], param: float 
         lists.ideal_ends, lists.ideal_grade, lists.block_start, lists.block_end,
         req[:, 0].astype(np.int64), req[:, 1].astype(np.int64), req[:, 2].astype(np.int64),
         req[:, 3].astype(np.int64), req[:, 4].astype(np.int64),
-        np.full(len(requests), param), num, den)
+        np.ascontiguousarray(req[:, 5]), num, den)  # a column: one layout, one compile
     return num, den
 
 
@@ -140,12 +144,12 @@ def _terms(m: Any, lists: RankedLists, total: np.ndarray, n: np.ndarray
     ideal = RK.IDEAL_TRUTH if (k and getattr(m, "denominator", "relevant") in (
         "min_k_relevant",)) else RK.IDEAL_TRUTH_UNCUT
     if m.name == "ndcg":
-        num, den = _sums(lists, [(RK.NDCG, k, RK.GAIN_LINEAR, _discount(m),
+        num, den = ranking_sums(lists, [(RK.NDCG, k, RK.GAIN_LINEAR, _discount(m),
                                   {"truth": RK.IDEAL_TRUTH, "truth_uncut":
                                    RK.IDEAL_TRUTH_UNCUT}[m.ideal], 0.0)])
         return num[:, 0], den[:, 0]
     if m.name == "dcg":
-        num, _ = _sums(lists, [_request(RK.DCG, k, _discount(m), 0)])
+        num, _ = ranking_sums(lists, [_request(RK.DCG, k, _discount(m), 0)])
         if m.estimator == "ips":
             return num[:, 0], np.ones(len(n))
         return num[:, 0] * n, total
@@ -157,13 +161,13 @@ def _terms(m: Any, lists: RankedLists, total: np.ndarray, n: np.ndarray
         num = np.zeros(len(n))
         RK.weighted_ap_sums(lists.starts, lists.ends, lists.rel, lists.grade, k, num)
     else:  # recall, hit rate: the weights of the hits
-        num = _sums(lists, [_request(RK.DCG, k, RK.DISC_NONE, 0)])[0][:, 0]
+        num = ranking_sums(lists, [_request(RK.DCG, k, RK.DISC_NONE, 0)])[0][:, 0]
     if m.name == "hit_rate" and m.estimator == "ips":
         return num, np.ones(len(n))  # RecPack's IPSHitRateK: a sum, not a mean
     if m.estimator == "ips":
         return num, (kk if ideal == RK.IDEAL_TRUTH else n).astype(np.float64)
     if ideal == RK.IDEAL_TRUTH:  # the weights of the min(k, |R|) heaviest relevant items
-        return num, _sums(lists, [_request(RK.NDCG, k, RK.DISC_NONE, ideal)])[1][:, 0]
+        return num, ranking_sums(lists, [_request(RK.NDCG, k, RK.DISC_NONE, ideal)])[1][:, 0]
     return num, total
 
 
