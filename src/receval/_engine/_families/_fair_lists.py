@@ -20,12 +20,14 @@ from receval._engine._families._base import Context, FamilyPartial, MergeContext
 from receval._engine._families._item_groups import (
     attention,
     check_grouped,
+    csr_parts,
     item_groups,
     member_rows,
 )
 from receval._engine._families._per_list import PerList, side_of
 from receval._engine._families._side import check_inputs
 from receval._engine._lists import ListKey, cut
+from receval._kernels import fairness as FK
 from receval._kernels.fsum import segment_sums_f32
 from receval.exceptions import DataError, format_examples
 from receval.metrics import _fairness as F
@@ -95,24 +97,18 @@ def _truth_targets(m: F.ExpectedExposure, ctx: Context, lists: Any, users: np.nd
     return rows, targets, levels
 
 
-def _run_targets(levels: Any, run_row: np.ndarray, run_grade: np.ndarray, rel: np.ndarray,
+def _run_targets(levels: Any, top: Any, run_grade: np.ndarray, rel: np.ndarray,
                  judged: np.ndarray, target: np.ndarray, n_users: int) -> np.ndarray:
     """The target of each run position: its level's, level 0's if judged, else 0."""
     grade, row, _, z_rows, z_target = levels
-    distinct = np.unique(grade)  # a relevant run grade is one of the truth grades
-    width = max(len(distinct), 1)
-    inv = np.searchsorted(distinct, grade)
-    key = row * width + (width - 1 - inv)  # sorted: rows, grades descending
-    pkey = run_row * width + (width - 1 - np.minimum(np.searchsorted(distinct, run_grade),
-                                                      width - 1))
-    at = np.minimum(np.searchsorted(key, pkey), max(len(key) - 1, 0))
-    out = np.zeros(len(run_row))
-    hit = rel & (key[at] == pkey) if len(key) else np.zeros(len(run_row), dtype=bool)
-    out[hit] = target[at[hit]]
     zt = np.zeros(n_users)
     zt[z_rows] = z_target
-    other = judged & ~rel
-    out[other] = zt[run_row[other]]
+    out = np.empty(len(run_grade))
+    FK.run_targets(np.ascontiguousarray(top.take, dtype=np.int64),
+                   np.ascontiguousarray(run_grade, dtype=np.float64), rel, judged,
+                   np.cumsum(np.bincount(row, minlength=n_users)).astype(np.int64),
+                   np.ascontiguousarray(grade, dtype=np.float64),
+                   np.ascontiguousarray(target[:len(grade)]), zt, out)
     return out
 
 
@@ -135,7 +131,7 @@ def expected_exposure(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) ->
         truth_keys = data.t_user.astype(np.int64) * n_items + data.t_item
         item = lists.item[top.pos].astype(np.int64)
         judged = np.isin(users[top.row_list].astype(np.int64) * n_items + item, truth_keys)
-    t_run = _run_targets(levels, top.row_list, run_grade, rel, judged, targets, n)
+    t_run = _run_targets(levels, top, run_grade, rel, judged, targets, n)
     d = np.bincount(top.row_list, weights=e * e, minlength=n)
     r = np.bincount(top.row_list, weights=e * t_run, minlength=n)
     norm = np.bincount(rows, weights=targets * targets, minlength=n)
@@ -271,8 +267,9 @@ def awrf(m: F.AWRF, ctx: Context, users: np.ndarray) -> np.ndarray:
     ok = check_grouped(m, groups, side, item)
     rank = np.arange(len(item)) - np.repeat(top.starts, top.take)
     w = _discounts(m, int(top.take.max(initial=1)))[rank].astype(np.float64)
-    at, grp, wt = member_rows(groups, item, ok, split=True)
-    dist = _by_group(top.row_list[at], grp, w[at] * wt, len(users), groups.n_groups)
+    dist = np.zeros((len(users), groups.n_groups))
+    FK.group_mass(np.ascontiguousarray(top.take, dtype=np.int64), item, w, ok,
+                  *csr_parts(groups.split()), dist)
     total = dist.sum(axis=1, keepdims=True)
     p = np.divide(dist, total, out=np.full_like(dist, np.nan), where=total > 0)
     q = _awrf_target(m, ctx, groups, users)

@@ -20,7 +20,7 @@ from receval._engine._families._item_groups import (
     add_group_sums,
     attention,
     check_grouped,
-    group_sums,
+    exact_group_rows,
     group_table,
     item_groups,
     member_rows,
@@ -51,11 +51,9 @@ def _exposure_state(m: F.GroupExposure, ctx: Context, side: Side, groups: ItemGr
     ok = check_grouped(m, groups, side, item)
     model, params = m.model()
     e = attention(model, params, top.take, lists.rel[top.pos])
-    code = groups.single
-    if code is not None and ok.all():  # one group per item, every item grouped: no gather
-        return {"exposure": group_sums(e, code[item], groups.n_groups), "users": len(users)}
-    row, g, w = member_rows(groups, item, ok, m.multi == "split")
-    return {"exposure": group_sums(e[row] * w, g, groups.n_groups), "users": len(users)}
+    member = groups.split() if m.multi == "split" else groups.member
+    return {"exposure": exact_group_rows(e, item, ok, member, groups.n_groups),
+            "users": len(users)}
 
 
 def _history_counts(side: Side, ctx: Context, groups: ItemGroups, users: np.ndarray

@@ -20,10 +20,12 @@ import scipy.sparse as sp
 from receval._engine._families._side import Side
 from receval._exact import ExactSum
 from receval._kernels import exact as XK
+from receval._kernels import fairness as FK
 from receval.exceptions import DataError, InvalidParameterError, format_examples
 
 __all__ = ["ItemGroups", "add_group_sums", "attention", "by_popularity", "check_grouped",
-           "group_sums", "group_table", "id_rank", "item_groups", "member_rows", "short_head"]
+           "csr_parts", "exact_group_rows", "group_sums", "group_table", "id_rank",
+           "item_groups", "member_rows", "short_head"]
 
 
 @dataclass(frozen=True)
@@ -186,18 +188,32 @@ def attention(model: str, params: dict[str, float], take: np.ndarray, rel: np.nd
     """The attention of every top-k row (lists one after the other, ``take`` rows each).
 
     ``rbp``: ``g^(r-1)``; ``log``: ``1/log2(r+1)``; ``cascade``: ``g^(r-1) (1-s)^h`` with
-    ``h`` the relevant rows above ``r`` in its list (expeval's gerr).
+    ``h`` the relevant rows above ``r`` in its list (expeval's gerr). One compiled pass
+    (:func:`receval._kernels.fairness.attention_rows`).
     """
-    starts = np.cumsum(take) - take
-    rank0 = np.arange(int(take.sum())) - np.repeat(starts, take)
-    ranks = np.arange(int(take.max(initial=0)) + 1, dtype=np.float64)  # tables, not pow
-    if model == "log":
-        return (1.0 / np.log2(ranks + 2.0))[rank0]
-    out = (params["patience"] ** ranks)[rank0]
-    if model == "cascade":
-        r = rel.astype(np.int64)
-        cs = np.cumsum(r)
-        before = np.repeat(np.concatenate([[0], cs])[starts], take)
-        above = cs - r - before
-        out = out * ((1.0 - params["stop"]) ** ranks)[above]
+    out = np.empty(int(take.sum()))
+    code = {"rbp": FK.RBP, "cascade": FK.CASCADE, "log": FK.LOG}[model]
+    FK.attention_rows(np.ascontiguousarray(take, dtype=np.int64),
+                      np.ascontiguousarray(rel, dtype=np.uint8), np.int64(code),
+                      float(params.get("patience", 0.5)), float(params.get("stop", 0.0)), out)
     return out
+
+
+def csr_parts(member: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A CSR matrix's arrays in the kernels' types."""
+    return (np.ascontiguousarray(member.indptr, dtype=np.int64),
+            np.ascontiguousarray(member.indices, dtype=np.int64),
+            np.ascontiguousarray(member.data, dtype=np.float64))
+
+
+def exact_group_rows(values: np.ndarray, item: np.ndarray, ok: np.ndarray, member: Any,
+                     n_groups: int) -> list[ExactSum]:
+    """Exact per-group sums of ``values[row] * member[item[row], g]`` over the rows ``ok``."""
+    acc = np.zeros((n_groups, XK.N_DIGITS), dtype=np.int64)
+    special = np.zeros((n_groups, 3), dtype=np.int64)
+    counts = np.zeros(n_groups, dtype=np.int64)
+    FK.exact_group_rows(np.ascontiguousarray(values, dtype=np.float64),
+                        np.ascontiguousarray(item, dtype=np.int64), np.ascontiguousarray(ok),
+                        *csr_parts(member), acc, special, counts)
+    return [ExactSum.from_accumulator(acc[g], special[g], int(counts[g]))
+            for g in range(n_groups)]
