@@ -13,8 +13,8 @@ import numpy as np
 from receval._kernels._jit import njit
 from receval._kernels.exact import _add_at, _propagate
 
-__all__ = ["CASCADE", "LOG", "RBP", "attention_rows", "exact_group_rows", "group_mass",
-           "run_targets"]
+__all__ = ["CASCADE", "LOG", "RBP", "attention_rows", "exact_group_rows", "exposure_sums",
+           "group_mass"]
 
 RBP, CASCADE, LOG = 0, 1, 2
 
@@ -97,10 +97,12 @@ def exact_group_rows(values: np.ndarray, item: np.ndarray, ok: np.ndarray,
 
 
 @njit()
-def run_targets(take: np.ndarray, grade: np.ndarray, rel: np.ndarray, judged: np.ndarray,
-                seg_end: np.ndarray, level_grade: np.ndarray, level_target: np.ndarray,
-                zero_target: np.ndarray, out: np.ndarray) -> None:
-    """The target exposure of every run row (expected exposure).
+def exposure_sums(take: np.ndarray, e: np.ndarray, grade: np.ndarray, rel: np.ndarray,
+                  judged: np.ndarray, seg_end: np.ndarray, level_grade: np.ndarray,
+                  level_target: np.ndarray, zero_target: np.ndarray, out: np.ndarray) -> None:
+    """Per user, sums of the run's exposure ``e`` and each run row's target ``t``.
+
+    ``out[u] = (sum e^2, sum e t, sum (e - t)^2, sum t^2)`` (expected exposure).
 
     User ``u``'s relevant levels are ``level_grade[seg_end[u-1]:seg_end[u]]`` (grades in
     decreasing order, one entry per relevant item) with their targets; a relevant row takes
@@ -112,7 +114,7 @@ def run_targets(take: np.ndarray, grade: np.ndarray, rel: np.ndarray, judged: np
     for u in range(len(take)):
         b = seg_end[u]
         for _ in range(take[u]):
-            value = 0.0
+            t = 0.0
             if rel[row]:
                 g = grade[row]
                 lo, hi = a, b
@@ -123,9 +125,13 @@ def run_targets(take: np.ndarray, grade: np.ndarray, rel: np.ndarray, judged: np
                     else:
                         hi = mid
                 if lo < b and level_grade[lo] == g:
-                    value = level_target[lo]
+                    t = level_target[lo]
             elif judged[row]:
-                value = zero_target[u]
-            out[row] = value
+                t = zero_target[u]
+            x = e[row]
+            out[u, 0] += x * x
+            out[u, 1] += x * t
+            out[u, 2] += (x - t) * (x - t)
+            out[u, 3] += t * t
             row += 1
         a = b

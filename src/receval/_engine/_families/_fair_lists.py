@@ -97,18 +97,22 @@ def _truth_targets(m: F.ExpectedExposure, ctx: Context, lists: Any, users: np.nd
     return rows, targets, levels
 
 
-def _run_targets(levels: Any, top: Any, run_grade: np.ndarray, rel: np.ndarray,
-                 judged: np.ndarray, target: np.ndarray, n_users: int) -> np.ndarray:
-    """The target of each run position: its level's, level 0's if judged, else 0."""
+def _user_sums(levels: Any, top: Any, e: np.ndarray, run_grade: np.ndarray,
+               rel: np.ndarray, judged: np.ndarray, target: np.ndarray, n_users: int
+               ) -> np.ndarray:
+    """Per user: sum e^2, sum e t, sum (e - t)^2 and sum t^2 over the run's rows.
+
+    ``t`` is each row's target (its level's, level 0's if judged, else 0); one compiled pass.
+    """
     grade, row, _, z_rows, z_target = levels
     zt = np.zeros(n_users)
     zt[z_rows] = z_target
-    out = np.empty(len(run_grade))
-    FK.run_targets(np.ascontiguousarray(top.take, dtype=np.int64),
-                   np.ascontiguousarray(run_grade, dtype=np.float64), rel, judged,
-                   np.cumsum(np.bincount(row, minlength=n_users)).astype(np.int64),
-                   np.ascontiguousarray(grade, dtype=np.float64),
-                   np.ascontiguousarray(target[:len(grade)]), zt, out)
+    out = np.zeros((n_users, 4))
+    FK.exposure_sums(np.ascontiguousarray(top.take, dtype=np.int64), e,
+                     np.ascontiguousarray(run_grade, dtype=np.float64), rel, judged,
+                     np.cumsum(np.bincount(row, minlength=n_users)).astype(np.int64),
+                     np.ascontiguousarray(grade, dtype=np.float64),
+                     np.ascontiguousarray(target[:len(grade)]), zt, out)
     return out
 
 
@@ -122,7 +126,7 @@ def expected_exposure(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) ->
     e = attention(model, prm, top.take, rel)
     rows, targets, levels = _truth_targets(m, ctx, lists, users)
     n = len(users)
-    run_grade = np.where(rel, lists.grade[top.pos], 0.0)
+    run_grade = lists.grade[top.pos]  # read where relevant only
     if m.grades == "binary":
         run_grade = rel.astype(np.float64)
     judged = np.zeros(len(rel), dtype=bool)
@@ -131,12 +135,10 @@ def expected_exposure(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) ->
         truth_keys = data.t_user.astype(np.int64) * n_items + data.t_item
         item = lists.item[top.pos].astype(np.int64)
         judged = np.isin(users[top.row_list].astype(np.int64) * n_items + item, truth_keys)
-    t_run = _run_targets(levels, top, run_grade, rel, judged, targets, n)
-    d = np.bincount(top.row_list, weights=e * e, minlength=n)
-    r = np.bincount(top.row_list, weights=e * t_run, minlength=n)
+    sums = _user_sums(levels, top, e, run_grade, rel, judged, targets, n)
+    d, r = sums[:, 0], sums[:, 1]
     norm = np.bincount(rows, weights=targets * targets, minlength=n)
-    diff = np.bincount(top.row_list, weights=(e - t_run) ** 2, minlength=n) + (
-        norm - np.bincount(top.row_list, weights=t_run * t_run, minlength=n))
+    diff = sums[:, 2] + (norm - sums[:, 3])  # targets the run does not reach count in full
     value = {"d": d, "r": r, "l": diff}[m.measure]
     bounds = _bounds(m, ctx, rows, levels[2], targets, norm, users)
     empty = top.take == 0  # expeval: disparity = ub, relevance = lb, difference = |eps*|^2
