@@ -257,7 +257,8 @@ def test_explain_one_list(metric: str) -> None:
         if parse(metric).family == "ranking":
             got = rv.explain(metric, grades, ideal).value
         else:
-            got = rv.explain(metric, items, **_options()).value
+            d = data()
+            got = rv.explain(metric, items, train=d["train"], item_features=d["features"]).value
         assert _same(got, ev.per_user.loc[user, label]), user
 
 
