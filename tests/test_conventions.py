@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import receval as rv
+from receval.conventions._fairness_presets import FAIRNESS_PRESETS
 from receval.exceptions import InvalidParameterError, UnknownMetricError
 
 C = rv.conventions
@@ -31,7 +32,7 @@ def frame(rows: list[tuple[object, ...]], cols: str) -> pd.DataFrame:
 def test_every_required_preset_exists() -> None:
     assert C.available() == ["trec_eval", "ranx", "sklearn", "recbole", "ms_recommenders",
                              "lenskit", "replay", "torchmetrics", "evidently", "elliot",
-                             "cornac"]
+                             "cornac", *FAIRNESS_PRESETS]
 
 
 @pytest.mark.parametrize(("alias", "name"), [("pytrec_eval", "trec_eval"),

@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 import receval as rv
+from receval._engine._families import family_of
 from receval.metrics import available, parse
 from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
 
@@ -45,10 +46,15 @@ LIBRARY_VARIANTS = [
     f"personalization(overlap=k_full)@{K}", f"catalog_coverage(over=train, absent=skip)@{K}",
     f"catalog_coverage(over=dataset, extra_items=1)@{K}",
     f"gini(items=dataset, extra_items=1)@{K}", f"distributional_coverage(weights=lists)@{K}"]
-METRICS = _variants() + LIBRARY_VARIANTS
-PER_USER = [m for m in METRICS if parse(m).family != "exposure"]
+#: propensity-weighted variants (the ranking family's weighted path)
+WEIGHTED = ["recall(propensity=popularity)@5", "recall(propensity=column, normalize=pooled)@5",
+            "ndcg(propensity=column)@5", "dcg(propensity=popularity, estimator=ips)@5",
+            "hit_rate(propensity=recpack, estimator=ips, absent=zero)@5",
+            "ap(propensity=popularity, absent=zero)@5", "auc(propensity=column)"]
+METRICS = _variants() + LIBRARY_VARIANTS + WEIGHTED
+PER_USER = [m for m in METRICS if family_of(parse(m)).per_user]
 RANKING = [m for m in METRICS if parse(m).family == "ranking"]
-EXPLAINED = RANKING + [m for m in METRICS
+EXPLAINED = [m for m in RANKING if m not in WEIGHTED] + [m for m in METRICS
                        if parse(m).name in ("novelty", "popularity", "diversity")]
 
 
@@ -78,15 +84,25 @@ def data() -> dict[str, pd.DataFrame]:
     feats = pd.DataFrame({"item_id": items,
                           "genre": [genres[i % 4] + ("|" + genres[(i // 4) % 4] if i % 3 else "")
                                     for i in range(len(items))]})
+    # provider groups (some items in two), user groups of every user
+    item_groups = pd.DataFrame({"item_id": items, "group": [
+        "p" + str(i % 3) + ("|p3" if i % 5 == 0 else "") for i in range(len(items))]})
     return {"recs": pd.DataFrame(recs, columns=["user_id", "item_id", "score"]),
             "truth": pd.DataFrame(truth, columns=["user_id", "item_id", "rating"]),
             "train": pd.DataFrame([*train, (99, 100)], columns=["user_id", "item_id"]),
-            "features": feats}
+            "features": feats, "item_groups": item_groups,
+            "user_groups": {u: f"u{u % 3}" for u in [*range(40), 99]}}
+
+
+def _groups() -> dict[str, Any]:
+    d = data()
+    return {"item_groups": d["item_groups"], "user_groups": d["user_groups"],
+            "propensities": {i: 0.1 + (i % 7) / 10 for i in range(100, 130)}}
 
 
 def _options() -> dict[str, Any]:
     d = data()
-    return {"train": d["train"], "item_features": d["features"]}
+    return {"train": d["train"], "item_features": d["features"], **_groups()}
 
 
 @functools.cache
@@ -167,7 +183,7 @@ def cross_validated() -> pd.DataFrame:
         cv = rv.cross_validate({"fixed": _Fixed()}, whole, METRICS,
                                split=[(d["train"].assign(rating=3.0), test)], k=10,
                                exclude_seen=False, item_features=d["features"],
-                               recs_without_truth="ignore")
+                               recs_without_truth="ignore", **_groups())
     return cv.per_fold
 
 
@@ -247,7 +263,8 @@ def test_explain_one_list(metric: str) -> None:
         if parse(metric).family == "ranking":
             got = rv.explain(metric, grades, ideal).value
         else:
-            got = rv.explain(metric, items, **_options()).value
+            d = data()
+            got = rv.explain(metric, items, train=d["train"], item_features=d["features"]).value
         assert _same(got, ev.per_user.loc[user, label]), user
 
 

@@ -17,7 +17,7 @@ def test_public_all_is_pinned():
         "Columns", "EvaluationResult", "Explanation", "MetricSummary", "RecevalError",
         "RecevalWarning", "UserAccounting", "__version__", "conventions", "evaluate",
         "exceptions", "explain", "metrics", "sampled", "Comparison", "compare", "split",
-        "stats", "CrossValidation", "cross_validate", "models", "datasets"])
+        "stats", "CrossValidation", "cross_validate", "models", "datasets", "protocols"])
     for name in rv.__all__:
         assert hasattr(rv, name)
     assert sorted(rv.conventions.__all__) == sorted([

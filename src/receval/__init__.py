@@ -9,7 +9,17 @@
 0.5
 """
 
-from receval import conventions, datasets, exceptions, metrics, models, sampled, split, stats
+from receval import (
+    conventions,
+    datasets,
+    exceptions,
+    metrics,
+    models,
+    protocols,
+    sampled,
+    split,
+    stats,
+)
 from receval._columns import Columns
 from receval._cv import cross_validate
 from receval._cv_result import CrossValidation
@@ -40,6 +50,7 @@ __all__ = [
     "explain",
     "metrics",
     "models",
+    "protocols",
     "sampled",
     "split",
     "stats",

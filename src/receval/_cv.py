@@ -22,7 +22,7 @@ from receval._cv_result import CrossValidation
 from receval._evaluate import evaluate
 from receval._result import EvaluationResult
 from receval.exceptions import InvalidParameterError, warn
-from receval.metrics import BeyondMetric, Metric, parse
+from receval.metrics import Metric, parse
 from receval.models._base import check_k, rank_by_predict
 from receval.models._data import (
     ModelOutputError,
@@ -274,8 +274,8 @@ def _fold_train(metrics: Sequence[str | Metric], options: dict[str, Any],
                 train: pd.DataFrame) -> dict[str, Any]:
     """The evaluate options of one fold, with the fold's training rows as ``train=``.
 
-    Only for the metrics that read it (novelty, popularity, the long tail, ...), and only
-    when no ``train=`` was given.
+    Only for the metrics that read it (novelty, popularity, the long tail, calibration,
+    popularity propensities, ...), and only when no ``train=`` was given.
     """
     if "train" in options:
         return options
@@ -284,7 +284,7 @@ def _fold_train(metrics: Sequence[str | Metric], options: dict[str, Any],
             parsed = parse(metric) if isinstance(metric, str) else metric
         except InvalidParameterError:  # a name only a convention knows: not a beyond metric
             continue
-        if isinstance(parsed, BeyondMetric) and "train" in parsed.inputs():
+        if "train" in getattr(parsed, "inputs", tuple)():  # beyond metrics, propensities
             return {**options, "train": train}
     return options
 

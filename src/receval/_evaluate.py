@@ -88,6 +88,9 @@ def evaluate(
     item_features: Any = None,
     item_features_missing: str | None = None,
     item_features_sep: str | None = "|",
+    item_groups: Any = None,
+    user_groups: Any = None,
+    propensities: Any = None,
     per_user: str = "pandas",
 ) -> EvaluationResult:
     """Evaluate recommendations against the ground truth.
@@ -186,7 +189,19 @@ def evaluate(
         ``result.settings["beyond"]``.
     item_features_sep : str or None
         The separator of multi-valued categories in a long ``item_features`` table (default
-        ``"|"``); None reads each cell as one category.
+        ``"|"``); None reads each cell as one category. It also splits multi-valued cells of
+        ``item_groups``.
+    item_groups : table, mapping or Series, optional
+        Item -> provider-side group, for the exposure and group-fairness metrics
+        (``exposure``, ``awrf``, ``rsp``, ``reo``, ``bias_disparity``; ``docs/fairness.md``):
+        a table (item, group), a mapping or a Series indexed by item. An item may have several
+        groups (several rows, a list, or text joined by ``item_features_sep``).
+    user_groups : table, mapping or Series, optional
+        User -> group (one per user), for ``delta_gap`` and ``bias_disparity`` and the
+        fairness section of reports; ``ev.disparity(groups)`` takes groups directly.
+    propensities : table, mapping or Series, optional
+        Item -> observation propensity in ``(0, 1]``, read by the debiased metrics'
+        ``propensity='column'`` (``recall(propensity=column, estimator=snips)@10``).
     per_user : {"pandas", "spark"}
         Where the per-user values go. ``"pandas"`` (default): ``result.per_user`` is a
         pandas DataFrame on this machine. ``"spark"`` (Spark inputs only, for more users
@@ -222,7 +237,8 @@ def evaluate(
             f"item_features_sep must be a non-empty string or None; got {item_features_sep!r}",
             parameter="item_features_sep", examples=[item_features_sep])
     opts = dataclasses.replace(opts, item_features_sep=item_features_sep)
-    opts = with_side_inputs(opts, train, item_features)
+    opts = with_side_inputs(opts, train, item_features, item_groups=item_groups,
+                            user_groups=user_groups, propensities=propensities)
     spark = is_spark_frame(recs) or is_spark_frame(truth)
     if _choice("per_user", per_user, _POLICIES["per_user"]) == "spark" and not spark:
         raise InvalidParameterError(
@@ -246,15 +262,21 @@ def evaluate(
     return merge([evaluate_partition(recs, truth, opts)], opts)
 
 
-def with_side_inputs(opts: Options, train: Any, item_features: Any) -> Options:
-    """The options with ``train`` and ``item_features`` read and encoded, once.
+def with_side_inputs(opts: Options, train: Any, item_features: Any, *, item_groups: Any = None,
+                     user_groups: Any = None, propensities: Any = None) -> Options:
+    """The options with the side inputs read and encoded, once.
 
-    Every partition (in memory, Parquet buckets, Spark executors) maps these arrays to its
-    own item codes; none reads the tables again.
+    ``train``, ``item_features``, ``item_groups``, ``user_groups`` and ``propensities``:
+    every partition (in memory, Parquet buckets, Spark executors) maps these arrays to its
+    own codes; none reads the tables again.
     """
     side = prepare_side(train, item_features, opts.columns,
                         need_features=opts.needs_features(), id_cast=opts.id_cast,
-                        sep=opts.item_features_sep)
+                        sep=opts.item_features_sep,
+                        need_ratings=any(getattr(m, "needs_ratings", False)
+                                         for _, m in opts.specs),
+                        item_groups=item_groups, user_groups=user_groups,
+                        propensities=propensities)
     return dataclasses.replace(opts, side=side)
 
 

@@ -168,6 +168,12 @@ EVALUATE_OPTIONS: tuple[EvaluateOption, ...] = (
        choices=("error", "skip", "zero")),
     _O("item_features_sep", "text", "|", "Separator of several categories in one cell of a "
        "long item_features table (MovieLens genres 'Action|Adventure')."),
+    _O("item_groups", "table", None, "Item -> group (providers, popularity groups), for the "
+       "exposure and provider-fairness metrics."),
+    _O("user_groups", "table", None, "User -> group, for delta_gap and the user-side "
+       "fairness metrics."),
+    _O("propensities", "table", None, "Item -> observation propensity in (0, 1], for the "
+       "propensity-weighted (IPS/SNIPS) metrics with propensity=column."),
     _O("per_user", "choice", "pandas", "Where per-user values go: pandas, or spark for Spark "
        "inputs.", choices=("pandas", "spark"),
        cli="Spark inputs only; the command line reads files into pandas (its --per-user FILE "

@@ -47,6 +47,10 @@ RANKING_AT_K = [
     "cg@5", "ap@5", "ap(denominator=relevant)@5", "ap(denominator=k, positions=all)@5",
     "mrr@5", "arhr@5", "hit_rate@5", "rank_score@5", "item_coverage@5", "user_coverage",
 ]
+FAIRNESS = ["miscalibration@5", "popularity_calibration@5", "exposure@5", "ee@5",
+            "awrf(precision=float32, times_ndcg=true)@5", "rsp@5", "reo@5", "delta_gap@5",
+            "bias_disparity@5", "recall(propensity=popularity)@5", "ap(propensity=popularity)@5",
+            "auc(propensity=popularity)"]
 RANKING_WHOLE_LIST = ["map", "mrr", "ndcg", "recall", "auc", "rank_score"]
 RATING = ["rmse", "mae", "mse", "rmse(aggregation=macro)", "mae(aggregation=macro)",
           "spearman", "kendall", "rating_precision", "rating_recall", "rating_f1",
@@ -148,6 +152,8 @@ def _evaluate_calls(d: dict[str, Any]) -> None:
     rv.evaluate(pred, test, "rmse")  # one metric: its parameter column is contiguous too
     for features in ("long", "wide", "vectors"):
         rv.evaluate(recs, test, BEYOND, train=train, item_features=d[features])
+    rv.evaluate(recs, test, FAIRNESS, train=train, item_features=d["long"],
+                item_groups={i: int(i) % 3 for i in d["items"]})
     rv.explain("ndcg@5", [3, 2, 3, 0, 1, 2])
     rv.explain("ap@5", [1, 0, 1, 1, 0], ideal=[1, 1, 1, 0, 0, 1])
 

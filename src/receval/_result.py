@@ -288,6 +288,42 @@ class EvaluationResult:
         """
         return by_group(self, groups)
 
+    def disparity(self, groups: Any, metrics: Any = None, *, summary: str = "max_gap",
+                  confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0
+                  ) -> Any:
+        """How each metric differs between user groups, with a bootstrap interval.
+
+        ``summary``: ``"max_gap"`` (largest minus smallest group value), ``"ratio"``
+        (smallest over largest), ``"mad"`` (mean absolute difference over pairs of groups,
+        Elliot's UserMAD), ``"cv"`` (coefficient of variation of the group values) or
+        ``"gini"`` (Gini index of the per-user values). Users are resampled within their
+        groups, seeded like :func:`receval.compare`. See
+        :func:`receval.stats.disparity` and ``docs/fairness.md``.
+        """
+        from receval.stats._disparity import disparity
+
+        return disparity(self, groups, metrics, summary=summary, confidence=confidence,
+                         n_resamples=n_resamples, seed=seed)
+
+    def groups(self, key: str | Metric) -> pd.DataFrame:
+        """The per-group values of a group metric (exposure, RSP, REO, delta GAP, ...).
+
+        One row per group (for bias disparity per (user group, item group)); the metric's
+        value ``result[key]`` summarises them (``docs/fairness.md``). They are also in
+        ``settings["groups"][label]`` as plain data.
+        """
+        label = self._label(key)
+        table = self.settings.get("groups", {}).get(label)
+        if table is None:
+            raise InvalidParameterError(
+                f"{label} has no per-group values; group metrics have them: "
+                f"{list(self.settings.get('groups', {}))}", parameter="key",
+                examples=[label])
+        names = table["index_names"]
+        index = (pd.MultiIndex.from_tuples(table["index"], names=names) if len(names) > 1
+                 else pd.Index(table["index"], name=names[0]))
+        return pd.DataFrame(table["columns"], index=index)
+
     # -- exports -----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, float]:
         """``{label: value}``."""
@@ -390,7 +426,9 @@ class EvaluationResult:
         **kwargs
             ``bins`` (per-user histograms, default 20), ``names`` (``{"recs": "file.csv"}``
             sources shown on the page), ``notes`` (texts shown as warnings),
-            ``generated`` (the date shown), ``head_share`` (default 0.2).
+            ``generated`` (the date shown), ``head_share`` (default 0.2), ``user_groups``
+            (user id -> group: each per-user metric by user group with intervals, and the
+            disparities; the group metrics' tables are shown whenever evaluated).
 
         Returns
         -------

@@ -59,4 +59,9 @@ def explain(metric: str | Metric, grades: Sequence[Any],
         raise InvalidParameterError(
             f"explain works on ranking metrics and on novelty, popularity and diversity; "
             f"{m.label} is a {m.family} metric", parameter="metric")
+    if getattr(m, "weighted", False):
+        raise InvalidParameterError(
+            f"explain takes a list of grades, not propensities: evaluate {m.label} with "
+            f"rv.evaluate (settings['propensity'] has its weights' diagnostics)",
+            parameter="metric", examples=[m.label])
     return explain_ranking(m, grades, ideal, relevance_threshold=relevance_threshold)

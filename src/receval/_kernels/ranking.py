@@ -44,6 +44,8 @@ __all__ = [
     "RECALL",
     "RR",
     "ranking_kernel",
+    "weighted_ap_sums",
+    "weighted_auc_sums",
 ]
 
 # metric kinds
@@ -452,3 +454,53 @@ def ranking_kernel(
         _ranking_parallel(*args, n_chunks(len(starts)))
     else:
         _ranking_serial(*args)
+
+
+@njit()
+def weighted_ap_sums(starts: np.ndarray, ends: np.ndarray, rel: np.ndarray, w: np.ndarray,
+                     k: int, out: np.ndarray) -> None:
+    """``out[u] = sum_{i <= k, rel_i} w_i * hits@i / i``: AP's numerator, each hit weighted.
+
+    The propensity-weighted AP of :mod:`receval.metrics._debiased` (``k = 0``: whole lists).
+    """
+    for u in range(len(starts)):
+        s = starts[u]
+        cut = ends[u] - s if k == 0 else min(k, ends[u] - s)
+        hits = 0.0
+        total = 0.0
+        for i in range(cut):
+            if rel[s + i] > 0:
+                hits += 1.0
+                total += w[s + i] * hits / (i + 1.0)
+        out[u] = total
+
+
+@njit()
+def weighted_auc_sums(starts: np.ndarray, ends: np.ndarray, rel: np.ndarray, w: np.ndarray,
+                      num: np.ndarray, den: np.ndarray, count: np.ndarray) -> None:
+    """Per list: ``sum_i w_i AUC_i``, ``sum_i w_i`` and the number of relevant items.
+
+    ``AUC_i`` is the share of the list's non-relevant items ranked below relevant item
+    ``i``; a list without a relevant or a non-relevant item gets ``count = 0`` (undefined).
+    """
+    for u in range(len(starts)):
+        s, e = starts[u], ends[u]
+        negatives = 0.0
+        for p in range(s, e):
+            if rel[p] == 0:
+                negatives += 1.0
+        below = 0.0
+        a = 0.0
+        b = 0.0
+        c = 0
+        if negatives > 0:
+            for p in range(e - 1, s - 1, -1):
+                if rel[p] > 0:
+                    a += w[p] * (below / negatives)
+                    b += w[p]
+                    c += 1
+                else:
+                    below += 1.0
+        num[u] = a
+        den[u] = b
+        count[u] = c

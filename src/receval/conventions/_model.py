@@ -185,9 +185,13 @@ class Convention:
         if isinstance(spec, Metric):
             self._check_cutoff(spec, self.rule(spec))
             return spec
-        plain = parse(spec)
-        rule = self.rule(plain)
-        metric = parse(spec, defaults=rule.parameters(plain.k, item_features=item_features))
+        # the rule from the name and cutoff alone: the rule's parameters may be what makes
+        # the written ones valid (recpack's hit_rate(max_weight=5) needs its propensity)
+        head = re.match(r"\s*([A-Za-z_][A-Za-z0-9_\-]*)", spec)
+        at = re.search(r"@\s*(\d+)\s*$", spec)
+        rule = self.rule(head.group(1) if head else spec)
+        k = int(at.group(1)) if at else None
+        metric = parse(spec, defaults=rule.parameters(k, item_features=item_features))
         self._check_cutoff(metric, rule)
         return metric
 

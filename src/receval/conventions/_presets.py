@@ -9,6 +9,7 @@ that shows the difference.
 from __future__ import annotations
 
 from receval.conventions._beyond_presets import with_beyond
+from receval.conventions._fairness_presets import FAIRNESS_PRESETS, with_fairness
 from receval.conventions._model import Convention, MetricRule
 
 __all__ = ["PRESETS"]
@@ -339,7 +340,8 @@ _CORNAC = Convention(
     ),
 )
 
-#: Every preset by name (with the beyond-accuracy rules of ``_beyond_presets``).
-PRESETS: dict[str, Convention] = {c.name: with_beyond(c) for c in (
+#: Every preset by name (with the beyond-accuracy rules of ``_beyond_presets`` and the
+#: fairness rules of ``_fairness_presets``), then the fairness-only presets.
+PRESETS: dict[str, Convention] = {c.name: with_fairness(with_beyond(c)) for c in (
     _TREC_EVAL, _RANX, _SKLEARN, _RECBOLE, _MS_RECOMMENDERS, _LENSKIT, _REPLAY, _TORCHMETRICS,
-    _EVIDENTLY, _ELLIOT, _CORNAC)}
+    _EVIDENTLY, _ELLIOT, _CORNAC, *FAIRNESS_PRESETS.values())}

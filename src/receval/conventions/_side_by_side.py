@@ -54,7 +54,8 @@ def side_by_side(recs: Any, truth: Any, metrics: Sequence[str],
     metrics : list of str
         Metric names, read in each convention in turn.
     conventions : list, optional
-        The presets to compare (default: every one).
+        The presets to compare (default: every one that offers one of ``metrics``: LibRec's,
+        for instance, has no column for nDCG).
     **options
         Further :func:`receval.evaluate` options, applied in every column (they override the
         conventions' own settings, as in ``evaluate``).
@@ -89,6 +90,9 @@ def side_by_side(recs: Any, truth: Any, metrics: Sequence[str],
             offered.append(text)
             cells[text] = metric.label if conv is None else \
                 f"{conv.library_name(metric) or 'not in ' + conv.name} = {metric.label}"
+        if not offered and conv is not None and conventions is None:
+            del names[column]  # a library without any of these metrics: no column
+            continue
         col_values = values.setdefault(column, {})
         if not offered:
             continue

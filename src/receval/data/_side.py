@@ -1,10 +1,12 @@
-"""Side inputs: ``train=`` and ``item_features=``, read, checked and encoded once per evaluation.
+"""Side inputs: ``train=``, ``item_features=`` and the group and propensity tables, read once.
 
 :func:`prepare_side` reads both tables once (in memory, over Parquet buckets and on Spark
 alike: Spark ships the prepared arrays, never the tables) into a :class:`SideInputs` of
 plain arrays over one item index: training popularity, the user x item training matrix and
 the feature matrix. Each partition then maps its own item codes onto that index
-(``receval._engine._families._side``), which costs a lookup, not a second read.
+(``receval._engine._families._side``), which costs a lookup, not a second read. The group
+and propensity tables (``item_groups=``, ``user_groups=``, ``propensities=``) are read by
+:mod:`receval.data._groups` into arrays over their own ids, in the same single pass.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import scipy.sparse as sp
 
 from receval._columns import Columns
 from receval.data._encode import cast_ids, id_kind
+from receval.data._groups import Groups, Propensities, read_groups, read_propensities
 from receval.data._table import _as_frame, _ids, _ids_of
 from receval.exceptions import (
     DataError,
@@ -195,6 +198,7 @@ class _Train:
     pop_rows: np.ndarray  # training interactions per item
     pop_users: np.ndarray  # distinct training users per item
     n_rows: int
+    ratings: Any = None  # sparse users x items: the mean rating of each pair, if read
 
 
 @dataclass(frozen=True)
@@ -212,12 +216,20 @@ class SideInputs:
         needs it.
     features_given : bool
         Whether ``item_features=`` was given (read or not).
+    item_groups, user_groups : Groups or None
+        ``item_groups=`` (an item may be in several groups) and ``user_groups=`` (one group
+        per user), each over its own ids.
+    propensities : Propensities or None
+        ``propensities=``: item -> observation propensity.
     """
 
     items: pd.Index = field(default_factory=lambda: pd.Index([]))
     train: _Train | None = None
     features: Features | None = None
     features_given: bool = False
+    item_groups: Groups | None = None
+    user_groups: Groups | None = None
+    propensities: Propensities | None = None
 
     @property
     def train_given(self) -> bool:
@@ -238,6 +250,12 @@ class SideInputs:
             check_id_kind(item_ids, self.train_items, role="item", name="train")
         if self.features is not None:
             check_id_kind(item_ids, self.features.items, role="item", name="item_features")
+        for table, ids, role in (("item_groups", self.item_groups, "item"),
+                                 ("user_groups", self.user_groups, "user"),
+                                 ("propensities", self.propensities, "item")):
+            if ids is not None:
+                check_id_kind(item_ids if role == "item" else user_ids, ids.ids, role=role,
+                              name=table)
 
 
 def _train(data: Any, columns: Columns, id_cast: str | None) -> tuple[pd.Series, pd.Series]:
@@ -249,9 +267,51 @@ def _train(data: Any, columns: Columns, id_cast: str | None) -> tuple[pd.Series,
     return user, item
 
 
+def train_ratings(data: Any, columns: Columns) -> np.ndarray:
+    """The rating of every training row (its ``rating`` column or an alias), checked."""
+    from receval.data._table import _numeric
+
+    frame = _as_frame(data, "train")
+    col = columns.resolve("rating", [str(c) for c in frame.columns], table="train",
+                          required=False)
+    if col is None:
+        raise InvalidParameterError(
+            "a metric weighs the training profile by rating (profile_weight='rating') and "
+            f"train has no rating column (its columns: {[str(c) for c in frame.columns]}); "
+            "name it with columns=Columns(rating=...)", parameter="train")
+    values = _numeric(frame, col, "train", "rating")
+    if not np.isfinite(values).all() or (values < 0).any():
+        bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
+        raise DataError(f"train: the rating column {col!r} has {len(bad)} infinite or "
+                        f"negative values (rows {bad[:5].tolist()}); a profile weight is a "
+                        f"number >= 0", column=col, n_bad=len(bad), examples=bad[:5].tolist())
+    return values
+
+
+def _groups_and_propensities(item_groups: Any, user_groups: Any, propensities: Any,
+                             columns: Columns, id_cast: str | None, sep: str | None
+                             ) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if item_groups is not None:
+        out["item_groups"] = read_groups(item_groups, columns, role="item", name="item_groups",
+                                         sep=sep, id_cast=id_cast)
+    if user_groups is not None:
+        out["user_groups"] = read_groups(user_groups, columns, role="user", name="user_groups",
+                                         sep=None, id_cast=id_cast, single=True)
+    if propensities is not None:
+        out["propensities"] = read_propensities(propensities, columns, id_cast=id_cast)
+    return out
+
+
 def prepare_side(train: Any, item_features: Any, columns: Columns, *, need_features: bool,
-                 id_cast: str | None = None, sep: str | None = "|") -> SideInputs:
+                 id_cast: str | None = None, sep: str | None = "|", need_ratings: bool = False,
+                 item_groups: Any = None, user_groups: Any = None, propensities: Any = None
+                 ) -> SideInputs:
     """Read and encode the side inputs once (``train`` when given, features when needed).
+
+    ``need_ratings`` also reads train's rating column (a profile weighted by rating);
+    ``item_groups``, ``user_groups`` and ``propensities`` are read by
+    :mod:`receval.data._groups`.
 
     Raises
     ------
@@ -263,7 +323,9 @@ def prepare_side(train: Any, item_features: Any, columns: Columns, *, need_featu
     """
     from receval.data._spark import is_spark_frame
 
-    for side, name in ((train, "train"), (item_features, "item_features")):
+    for side, name in ((train, "train"), (item_features, "item_features"),
+                       (item_groups, "item_groups"), (user_groups, "user_groups"),
+                       (propensities, "propensities")):
         if is_spark_frame(side):
             raise InvalidParameterError(
                 f"{name} is a Spark DataFrame: every partition reads {name} whole, so pass it "
@@ -281,8 +343,10 @@ def prepare_side(train: Any, item_features: Any, columns: Columns, *, need_featu
     if features is not None:
         parts.append(features.items)
     given = item_features is not None
+    extra = _groups_and_propensities(item_groups, user_groups, propensities, columns, id_cast,
+                                     sep)
     if not parts:
-        return SideInputs(features_given=given)
+        return SideInputs(features_given=given, **extra)
     items = parts[0] if len(parts) == 1 else parts[0].append(
         parts[1][~parts[1].isin(parts[0])])
     m = len(items)
@@ -293,7 +357,16 @@ def prepare_side(train: Any, item_features: Any, columns: Columns, *, need_featu
         user_items = sp.csr_matrix((np.ones(len(ic)), (uc, ic)), shape=(len(uniq), m))
         user_items.sum_duplicates()
         user_items.data[:] = 1.0  # duplicates summed: a user counts once per item
+        ratings = None
+        if need_ratings:  # the mean rating of each (user, item) pair
+            r = train_ratings(train, columns)
+            total = sp.csr_matrix((r, (uc, ic)), shape=(len(uniq), m))
+            total.sum_duplicates()
+            counts = sp.csr_matrix((np.ones(len(ic)), (uc, ic)), shape=(len(uniq), m))
+            counts.sum_duplicates()
+            ratings = sp.csr_matrix((total.data / counts.data, total.indices, total.indptr),
+                                    shape=total.shape)
         encoded = _Train(pd.Index(uniq), user_items,
                          np.bincount(ic, minlength=m).astype(np.float64),
-                         np.asarray(user_items.sum(axis=0)).ravel(), len(ic))
-    return SideInputs(items, encoded, features, given)
+                         np.asarray(user_items.sum(axis=0)).ravel(), len(ic), ratings)
+    return SideInputs(items, encoded, features, given, **extra)

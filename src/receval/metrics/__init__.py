@@ -21,7 +21,14 @@ from receval.metrics._beyond import (
     Serendipity,
     Unexpectedness,
 )
+from receval.metrics._calibration import (
+    CalibrationMetric,
+    Miscalibration,
+    PopularityCalibration,
+)
 from receval.metrics._coverage import GlobalMetric, ItemCoverage, UserCoverage
+from receval.metrics._fairness import AWRF, ExpectedExposure, GroupExposure, GroupMetric
+from receval.metrics._group_fairness import REO, RSP, BiasDisparity, DeltaGap
 from receval.metrics._ranking import (
     ARHR,
     CG,
@@ -52,20 +59,29 @@ from receval.metrics._registry import MetricInfo, available, get, parse, registe
 __all__ = [
     "ARHR",
     "AUC",
+    "AWRF",
     "CG",
     "DCG",
     "MAE",
     "MSE",
     "NDCG",
+    "REO",
     "RMSE",
+    "RSP",
     "AveragePrecision",
     "BeyondMetric",
+    "BiasDisparity",
+    "CalibrationMetric",
+    "DeltaGap",
     "DistributionalCoverage",
     "Diversity",
     "Entropy",
+    "ExpectedExposure",
     "FBeta",
     "Gini",
     "GlobalMetric",
+    "GroupExposure",
+    "GroupMetric",
     "HitRate",
     "ItemCoverage",
     "Kendall",
@@ -73,9 +89,11 @@ __all__ = [
     "LongTailCoverage",
     "Metric",
     "MetricInfo",
+    "Miscalibration",
     "Novelty",
     "Personalization",
     "Popularity",
+    "PopularityCalibration",
     "Precision",
     "RankScore",
     "RankingMetric",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from receval._kernels import ranking as K
+from receval.metrics._debiased import Debiased
 from receval.metrics._ranking import RankingMetric
 from receval.metrics._registry import register
 
@@ -12,7 +13,7 @@ __all__ = ["AUC"]
 
 
 @register("roc_auc", "area_under_curve")
-class AUC(RankingMetric):
+class AUC(Debiased, RankingMetric):
     r"""Area under the ROC curve of a user's list: how often a relevant item outranks a miss.
 
     .. math:: AUC = \frac{1}{|P|\,|N|} \sum_{i \in P} \sum_{j \in N}

@@ -17,6 +17,7 @@ import numpy as np
 from receval._kernels import ranking as K
 from receval.exceptions import InvalidParameterError
 from receval.metrics._base import TIES, Metric, param
+from receval.metrics._debiased import Debiased
 from receval.metrics._registry import register
 
 __all__ = [
@@ -142,7 +143,7 @@ class Precision(RankingMetric):
 
 
 @register("r", "rec")
-class Recall(RankingMetric):
+class Recall(Debiased, RankingMetric):
     r"""Recall: the share of the user's relevant items found in the first ``k`` places.
 
     .. math:: R@k = \frac{hits@k}{|R|}
@@ -204,7 +205,7 @@ class FBeta(RankingMetric):
 
 
 @register("hr", "hit", "hitrate", "hit_ratio", "success")
-class HitRate(RankingMetric):
+class HitRate(Debiased, RankingMetric):
     r"""Hit rate: the share of users with at least one relevant item in the first ``k``.
 
     .. math:: HR@k = \frac{1}{|U|}\sum_u \mathbb{1}[hits_u@k > 0]
@@ -258,7 +259,7 @@ _AP_DENOMINATORS = {"min_k_relevant": K.AP_MIN_K_RELEVANT, "relevant": K.AP_RELE
 
 
 @register("map", "average_precision", "mean_average_precision")
-class AveragePrecision(RankingMetric):
+class AveragePrecision(Debiased, RankingMetric):
     r"""Average precision at ``k``; its mean over users is MAP@k.
 
     .. math:: AP@k = \frac{1}{D}\sum_{i \le k} rel_i \cdot P@i
@@ -328,7 +329,7 @@ class CG(RankingMetric):
 
 
 @register("discounted_cumulative_gain")
-class DCG(RankingMetric):
+class DCG(Debiased, RankingMetric):
     r"""Discounted cumulative gain.
 
     .. math:: DCG@k = \sum_{i \le k} g_i \, d(i)
@@ -358,7 +359,7 @@ class DCG(RankingMetric):
 
 
 @register("normalized_discounted_cumulative_gain", "ndcg_cut")
-class NDCG(RankingMetric):
+class NDCG(Debiased, RankingMetric):
     r"""Normalised discounted cumulative gain.
 
     .. math:: nDCG@k = \frac{DCG@k}{IDCG@k}

@@ -155,9 +155,9 @@ def _split_params(text: str) -> list[str]:
             continue
         if ch in "'\"":
             quote = ch
-        elif ch in "([":
+        elif ch in "([{":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]}":
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append(cur)

@@ -42,14 +42,15 @@ def evaluation_report(
     ev: EvaluationResult, *, recs: Any = None, truth: Any = None, train: Any = None,
     title: str | None = None, max_k: int | None = None, bins: int = 20,
     names: Mapping[str, str] | None = None, notes: Sequence[str] = (),
-    generated: Any = None, head_share: float = 0.2,
+    generated: Any = None, head_share: float = 0.2, user_groups: Any = None,
 ) -> str:
     """The HTML of an evaluation report (see :meth:`receval.EvaluationResult.report`)."""
     from receval.report._evaluation import evaluation_page
 
     return render(evaluation_page(
         ev, recs=recs, truth=truth, train=train, title=title, max_k=max_k, bins=bins,
-        names=names, notes=notes, generated=generated, head_share=head_share))
+        names=names, notes=notes, generated=generated, head_share=head_share,
+        user_groups=user_groups))
 
 
 def _checked(path: str | Path) -> Path:
@@ -70,11 +71,13 @@ def write_evaluation_report(ev: EvaluationResult, path: str | Path, **kwargs: An
     return write(evaluation_report(ev, **kwargs), out)
 
 
-def comparison_report(cmp: Any, *, title: str | None = None, generated: Any = None) -> str:
+def comparison_report(cmp: Any, *, title: str | None = None, generated: Any = None,
+                      user_groups: Any = None) -> str:
     """The HTML of a comparison report (see :meth:`receval.Comparison.report`)."""
     from receval.report._systems import comparison_page
 
-    return render(comparison_page(cmp, title=title, generated=generated))
+    return render(comparison_page(cmp, title=title, generated=generated,
+                                  user_groups=user_groups))
 
 
 def write_comparison_report(cmp: Any, path: str | Path, **kwargs: Any) -> Path:

@@ -274,6 +274,7 @@ def evaluation_page(
     title: str | None = None, max_k: int | None = None, bins: int = 20,
     names: Mapping[str, str] | None = None, notes: Sequence[str] = (),
     generated: Any = None, head_share: float = 0.2, curves: pd.DataFrame | None = None,
+    user_groups: Any = None,
 ) -> Page:
     """Build the page of an evaluation report (see :meth:`EvaluationResult.report`)."""
     names = dict(names or {})
@@ -296,6 +297,11 @@ def evaluation_page(
         pop = D.popularity(D.recommended_items(recs, truth, ev, k), D.train_items(train, ev),
                            k=k, head_share=head_share)
         sections.append(_popularity_section(pop))
+    from receval.report._fairness import fairness_section
+
+    fairness = fairness_section(ev, user_groups)
+    if fairness is not None:
+        sections.append(fairness)
     sections.append(settings_section(ev))
     if notes:
         sec = Section("notes", "Notes")

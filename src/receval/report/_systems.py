@@ -222,10 +222,15 @@ def _coverage_section(cmp: Any) -> Section:
                            id="coverage"))
 
 
-def comparison_page(cmp: Any, *, title: str | None = None, generated: Any = None) -> Page:
+def comparison_page(cmp: Any, *, title: str | None = None, generated: Any = None,
+                    user_groups: Any = None) -> Page:
     """The page of a comparison report (see ``Comparison.report``)."""
     sections = [_compared_section(cmp), _settings_section(cmp), _means_section(cmp),
                 _tests_section(cmp)]
+    if user_groups is not None:  # the disparity tests (receval.report._fairness)
+        from receval.report._fairness import comparison_fairness_section
+
+        sections.append(comparison_fairness_section(cmp, user_groups))
     for name, build in (("friedman", _friedman_section), ("nemenyi", _nemenyi_section),
                         ("coverage", _coverage_section)):
         frame = getattr(cmp, name, None)

@@ -9,8 +9,10 @@ from receval.stats._compare import compare, compare_folds
 from receval.stats._comparison import Comparison
 from receval.stats._corrections import CORRECTIONS
 from receval.stats._coverage import COVERAGES
+from receval.stats._disparity import SUMMARIES, Disparity, disparity
 from receval.stats._groups import activity_groups, by_group, by_item_group, popularity_groups
 from receval.stats._paired import TESTS
 
-__all__ = ["CORRECTIONS", "COVERAGES", "TESTS", "Comparison", "activity_groups", "by_group",
-           "by_item_group", "compare", "compare_folds", "popularity_groups"]
+__all__ = ["CORRECTIONS", "COVERAGES", "SUMMARIES", "TESTS", "Comparison", "Disparity",
+           "activity_groups", "by_group", "by_item_group", "compare", "compare_folds",
+           "disparity", "popularity_groups"]

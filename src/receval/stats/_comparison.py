@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from receval.exceptions import InvalidParameterError
+
 if TYPE_CHECKING:
     from receval.report._plots import ComparisonPlots
 
@@ -81,6 +83,38 @@ class Comparison:
     coverage: pd.DataFrame | None = field(repr=False)
     settings: dict[str, Any] = field(repr=False)
     higher_is_better: dict[str, bool] = field(repr=False)
+    per_user: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    """Each system's per-user values and the metrics (for :meth:`disparity`)."""
+
+    def disparity(self, groups: Any, metrics: Any = None, *, summary: str = "max_gap",
+                  correction: str | None = None, alpha: float | None = None,
+                  confidence: float | None = None, n_resamples: int | None = None,
+                  seed: int | None = None) -> pd.DataFrame:
+        """Test whether the systems differ in a disparity between user groups.
+
+        Paired by user, users resampled within their groups (the same draws for every
+        system); one row per metric and pair (or against the baseline), ``correction`` over
+        every row. Options left at None take the comparison's. See
+        :func:`receval.stats._disparity.disparity_tests` and ``docs/fairness.md``.
+        """
+        from receval.stats._disparity import disparity_tests
+
+        if self.per_user is None:
+            raise InvalidParameterError(
+                "this comparison keeps no per-user values (it was built by an older "
+                "receval): compare again", parameter="per_user")
+        s = self.settings
+        objs = self.per_user["metrics"]
+        labels = [x for x in (self.means.columns if metrics is None else
+                              ([metrics] if isinstance(metrics, str) else metrics))
+                  if metrics is not None or x in objs]
+        return disparity_tests(
+            self.per_user["values"], objs, groups, labels, summary=summary,
+            baseline=s["baseline"], correction=correction,
+            alpha=s["alpha"] if alpha is None else alpha,
+            confidence=s["confidence"] if confidence is None else confidence,
+            n_resamples=s["n_resamples"] if n_resamples is None else n_resamples,
+            seed=s["seed"] if seed is None else seed)
 
     def table(self) -> pd.DataFrame:
         """One row per system, one column per metric: the means over the compared users.
@@ -164,15 +198,17 @@ class Comparison:
 
     # -- report and figures (receval[report], receval[plot]; imported on use) -----------------
     def report(self, path: str | Path, *, title: str | None = None,
-               generated: Any = None) -> Path:
+               generated: Any = None, user_groups: Any = None) -> Path:
         """Write a standalone HTML report of this comparison to ``path``.
 
         One file that opens from disk with no network (styles inline, figures as inline
-        SVG): see ``docs/reports.md``. Needs ``pip install 'receval[report]'``.
+        SVG): see ``docs/reports.md``. Needs ``pip install 'receval[report]'``. With
+        ``user_groups`` (user id -> group) it adds the disparity tests (:meth:`disparity`).
         """
         from receval.report import write_comparison_report
 
-        return write_comparison_report(self, path, title=title, generated=generated)
+        return write_comparison_report(self, path, title=title, generated=generated,
+                                       user_groups=user_groups)
 
     @property
     def plot(self) -> ComparisonPlots:

@@ -6,7 +6,8 @@ registered in :data:`FAMILIES`, never a second engine.
 
 Modules: :mod:`._base` (the interface and what every family shares), :mod:`._ranking`,
 :mod:`._rating`, :mod:`._per_list` (with :mod:`._side`, :mod:`._terms`,
-:mod:`._similarity`) and :mod:`._exposure`.
+:mod:`._similarity`), :mod:`._exposure`, :mod:`._calibration` and :mod:`._group_exposure`
+(with :mod:`._item_groups`, :mod:`._user_group_bias`) and :mod:`._fair_lists`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from receval._engine._families._base import (
     MergeContext,
     Specs,
 )
+from receval._engine._families._calibration import Calibration
 from receval._engine._families._exposure import Exposure
+from receval._engine._families._fair_lists import FairLists
+from receval._engine._families._group_exposure import GroupExposureFamily
 from receval._engine._families._per_list import PerList
 from receval._engine._families._ranking import Ranking
 from receval._engine._families._rating import Rating
@@ -30,7 +34,9 @@ __all__ = ["FAMILIES", "Context", "Family", "FamilyPartial", "MergeContext", "Sp
            "family_of", "requested"]
 
 #: Every family, in the order the engine runs them.
-FAMILIES: dict[str, Family] = {f.name: f for f in (Ranking(), Rating(), PerList(), Exposure())}
+FAMILIES: dict[str, Family] = {f.name: f for f in (Ranking(), Rating(), PerList(), Exposure(),
+                                                   Calibration(), GroupExposureFamily(),
+                                                   FairLists())}
 
 
 def family_of(metric: Metric) -> Family:

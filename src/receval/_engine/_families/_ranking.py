@@ -14,10 +14,14 @@ import numpy as np
 
 from receval._aggregate import aggregate, column_of
 from receval._engine._families._base import Context, Family, FamilyPartial, MergeContext, Specs
+from receval._engine._families._weighted import (
+    ranking_sums,
+    weighted_column,
+    weighted_settings,
+)
 from receval._engine._lists import ListKey
 from receval._engine._notes import Note, note
 from receval._exact import MetricSums, add_sums
-from receval._kernels import ranking as RK
 from receval._result import MetricSummary
 from receval.data import Interactions, RankedLists
 from receval.exceptions import (
@@ -53,15 +57,7 @@ def _key(metric: Any, opts: Any) -> ListKey:
 def _kernel(data: Interactions, group: list[Any], lists: RankedLists, codes: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray]:
     """Numerators and denominators of one group of metrics (users x metrics)."""
-    req = np.array([m.request() for m in group], dtype=np.float64)
-    num = np.zeros((lists.n_users, len(group)))
-    den = np.zeros((lists.n_users, len(group)))
-    RK.ranking_kernel(
-        lists.starts, lists.ends, lists.grade, lists.rel, lists.n_rel, lists.ideal_starts,
-        lists.ideal_ends, lists.ideal_grade, lists.block_start, lists.block_end,
-        req[:, 0].astype(np.int64), req[:, 1].astype(np.int64), req[:, 2].astype(np.int64),
-        req[:, 3].astype(np.int64), req[:, 4].astype(np.int64),
-        np.ascontiguousarray(req[:, 5]), num, den)  # a column: one layout, one compile
+    num, den = ranking_sums(lists, [m.request() for m in group])
     bad = ~(np.isfinite(num) & np.isfinite(den))
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))
@@ -76,13 +72,20 @@ def _kernel(data: Interactions, group: list[Any], lists: RankedLists, codes: np.
 
 
 def _note_ties(data: Interactions, straddle: dict[int, np.ndarray], policy: str,
-               codes: np.ndarray, opts: Any, notes: list[Note]) -> None:
-    """One note per cutoff where tied scores straddle it (the merge shows the worst)."""
+               codes: np.ndarray, opts: Any, notes: list[Note],
+               seen: set[tuple[str, int]] | None = None) -> None:
+    """One note per cutoff where tied scores straddle it (the merge shows the worst).
+
+    ``seen`` holds the (policy, cutoff) pairs already noted in this partition: the lists
+    of a weighted metric are those of its plain form, whose ties are noted once.
+    """
     if policy not in ("stable", "item"):
         return
     for k, users in sorted(straddle.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        if len(users) == 0:
+        if len(users) == 0 or (seen is not None and (policy, k) in seen):
             continue
+        if seen is not None:
+            seen.add((policy, k))
         note(notes, TiesAtCutoffWarning,
              f"tied scores straddle the cutoff k={k} for {{n}} users (e.g. {{examples}}): "
              f"which tied item is in the top k depends on ties={policy!r}; ties='expected' "
@@ -107,11 +110,14 @@ class Ranking(Family):
 
     def run(self, ctx: Context, specs: Specs) -> FamilyPartial:
         data, opts, codes = ctx.data, ctx.opts, ctx.evaluated
-        out = FamilyPartial(state={"ties": {}, "excluded": {}})
+        out = FamilyPartial(state={"ties": {}, "excluded": {}, "weights": {}})
         if not len(codes):
             return out
         groups: dict[ListKey, list[Any]] = {}
         for _, metric in specs:
+            if getattr(metric, "weighted", False):
+                self._weighted(ctx, metric, out)
+                continue
             groups.setdefault(_key(metric, opts), []).append(metric)
         users = data.user_ids[codes]
         in_recs = data.recs_count()[codes] > 0
@@ -119,7 +125,8 @@ class Ranking(Family):
             lists = ctx.lists.get(key).select(codes)
             num, den = _kernel(data, group, lists, codes)
             straddle = ties_at_cutoffs(lists, {m.k for m in group if m.k})
-            _note_ties(data, straddle, key.policy, codes, opts, ctx.notes)
+            _note_ties(data, straddle, key.policy, codes, opts, ctx.notes,
+                       ctx.shared.setdefault("noted_ties", set()))
             for j, metric in enumerate(group):
                 column = column_of(metric, users, num[:, j], den[:, j])
                 drop = metric.left_out(num[:, j], den[:, j])
@@ -131,6 +138,28 @@ class Ranking(Family):
                 n_straddle = len(straddle.get(metric.k, [])) if metric.k else 0
                 out.state["ties"][metric.label] = (key.policy, n_straddle)
         return out
+
+    def _weighted(self, ctx: Context, metric: Any, out: FamilyPartial) -> None:
+        """One propensity-weighted metric (:mod:`._weighted`)."""
+        codes = ctx.evaluated
+        key = _key(metric, ctx.opts)
+        lists = ctx.lists.get(key)
+        column, drop, state = weighted_column(metric, ctx, lists, codes)
+        straddle = ties_at_cutoffs(lists.select(codes), {metric.k} if metric.k else set())
+        _note_ties(ctx.data, straddle, key.policy, codes, ctx.opts, ctx.notes,
+                   ctx.shared.setdefault("noted_ties", set()))
+        if ctx.opts.missing_recs(metric) == "skip":
+            drop = drop | ~(ctx.data.recs_count()[codes] > 0)
+        if drop.any():
+            out.state["excluded"][metric.label] = column.drop(drop)
+        out.add(metric.label, column)
+        out.state["weights"][metric.label] = state
+        out.state["ties"][metric.label] = (key.policy, len(straddle.get(metric.k, [])))
+
+    def settings(self, specs: Specs, parts: Sequence[FamilyPartial], ctx: MergeContext
+                 ) -> dict[str, Any]:
+        labels = [m.label for _, m in specs if getattr(m, "weighted", False)]
+        return {"propensity": weighted_settings(parts, labels)} if labels else {}
 
     def check(self, specs: Specs, counts: dict[str, int]) -> None:
         if counts["n_evaluated"] == 0:
