@@ -25,7 +25,7 @@ from receval.data._buckets import (
 from receval.data._encode import ID_CASTS
 from receval.data._side import prepare_side
 from receval.data._spark import is_spark_frame
-from receval.exceptions import EmptyInputError, InvalidParameterError
+from receval.exceptions import EmptyInputError, InvalidParameterError, format_examples
 from receval.metrics import Metric, parse
 
 __all__ = ["evaluate", "make_options", "with_side_inputs"]
@@ -91,6 +91,7 @@ def evaluate(
     item_groups: Any = None,
     user_groups: Any = None,
     propensities: Any = None,
+    sample: str | None = None,
     per_user: str = "pandas",
 ) -> EvaluationResult:
     """Evaluate recommendations against the ground truth.
@@ -202,6 +203,14 @@ def evaluate(
     propensities : table, mapping or Series, optional
         Item -> observation propensity in ``(0, 1]``, read by the debiased metrics'
         ``propensity='column'`` (``recall(propensity=column, estimator=snips)@10``).
+    sample : str, optional
+        The column of ``recs`` holding a sample label, for a stochastic ranker evaluated from
+        several rankings sampled per user (each (user, sample) one ranked list): the
+        expected exposure of an item is its mean exposure over the user's samples (Diaz et
+        al. 2020). Only ``expected_exposure`` reads sampled rankings (any other metric is
+        an error that names it); every user needs the same number of samples (an error
+        names a few that differ) and no label may be missing. Not available over buckets or
+        on Spark (an error).
     per_user : {"pandas", "spark"}
         Where the per-user values go. ``"pandas"`` (default): ``result.per_user`` is a
         pandas DataFrame on this machine. ``"spark"`` (Spark inputs only, for more users
@@ -236,7 +245,8 @@ def evaluate(
         raise InvalidParameterError(
             f"item_features_sep must be a non-empty string or None; got {item_features_sep!r}",
             parameter="item_features_sep", examples=[item_features_sep])
-    opts = dataclasses.replace(opts, item_features_sep=item_features_sep)
+    opts = dataclasses.replace(opts, item_features_sep=item_features_sep,
+                               sample=_sample(sample, opts))
     opts = with_side_inputs(opts, train, item_features, item_groups=item_groups,
                             user_groups=user_groups, propensities=propensities)
     spark = is_spark_frame(recs) or is_spark_frame(truth)
@@ -246,6 +256,13 @@ def evaluate(
             f"Spark DataFrames, got {type(recs).__name__} and {type(truth).__name__}; leave "
             "per_user='pandas' for inputs in memory or on disk", parameter="per_user",
             examples=[per_user])
+    if opts.sample is not None and (spark or buckets is not None or (
+            is_parquet_source(recs) and is_parquet_source(truth)
+            and _parquet_rows(recs) + _parquet_rows(truth) > 3 * ROWS_PER_BUCKET)):
+        raise InvalidParameterError(
+            "sample= (sampled rankings of a stochastic ranker) is evaluated in memory only: "
+            "not on Spark DataFrames nor over Parquet buckets; read the sampled rows into "
+            "pandas, or evaluate the users in parts", parameter="sample", examples=[sample])
     if spark:
         from receval.spark import evaluate_spark
 
@@ -260,6 +277,25 @@ def evaluate(
             "buckets= needs recs and truth given as Parquet files or directories",
             parameter="buckets")
     return merge([evaluate_partition(recs, truth, opts)], opts)
+
+
+def _sample(sample: Any, opts: Options) -> str | None:
+    """The sample column, checked: a name, and only metrics that read sampled rankings."""
+    if sample is None:
+        return None
+    if not isinstance(sample, str) or not sample:
+        raise InvalidParameterError(
+            f"sample must be the name of a column of recs (a non-empty string) or None; got "
+            f"{sample!r}", parameter="sample", examples=[sample])
+    others = [m.label for _, m in opts.specs if not getattr(m, "reads_samples", False)]
+    if others:
+        raise InvalidParameterError(
+            f"sample={sample!r} gives several sampled rankings per user, which only "
+            f"expected_exposure reads (its exposure is the mean over the samples); "
+            f"{format_examples(others, len(others))} read one list per user: evaluate them in "
+            f"a call without sample= (e.g. on one sample's rows)", parameter="sample",
+            n_bad=len(others), examples=others[:5])
+    return sample
 
 
 def with_side_inputs(opts: Options, train: Any, item_features: Any, *, item_groups: Any = None,

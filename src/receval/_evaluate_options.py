@@ -174,6 +174,8 @@ EVALUATE_OPTIONS: tuple[EvaluateOption, ...] = (
        "fairness metrics."),
     _O("propensities", "table", None, "Item -> observation propensity in (0, 1], for the "
        "propensity-weighted (IPS/SNIPS) metrics with propensity=column."),
+    _O("sample", "text", None, "Column of recs holding the sample label of a stochastic "
+       "ranker's sampled rankings (several per user), for expected_exposure."),
     _O("per_user", "choice", "pandas", "Where per-user values go: pandas, or spark for Spark "
        "inputs.", choices=("pandas", "spark"),
        cli="Spark inputs only; the command line reads files into pandas (its --per-user FILE "

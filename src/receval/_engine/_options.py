@@ -32,6 +32,7 @@ class Options:
     side: SideInputs = field(default_factory=SideInputs)  # train and features, read once
     item_features_missing: str = "error"
     item_features_sep: str | None = "|"
+    sample: str | None = None  # the recs column of a stochastic ranker's sample labels
 
     def missing_recs(self, metric: Metric) -> str:
         """The missing-recommendations policy of one metric (its own, or the call's)."""

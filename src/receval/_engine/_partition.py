@@ -13,9 +13,12 @@ from receval._engine._lists import ListCache
 from receval._engine._notes import Note, note
 from receval._engine._options import Options
 from receval._engine._partial import Partial
+from receval._engine._samples import Samples, samples_of
 from receval._exact import ExactSum
 from receval.data import Interactions, prepare, recs_table, truth_table
+from receval.data._adapters import to_frame
 from receval.data._encode import cast_table, lookalike_ids
+from receval.data._samples import sampled_rows
 from receval.exceptions import (
     DataWarning,
     EmptyInputError,
@@ -28,8 +31,14 @@ __all__ = ["evaluate_partition", "truth_grade_sum"]
 
 
 def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool
-              ) -> tuple[Interactions, dict[str, str]]:
-    """The encoded interactions of both tables, and their columns by role."""
+              ) -> tuple[Interactions, dict[str, str], Samples | None]:
+    """The encoded interactions of both tables, their columns by role, and the samples.
+
+    With ``opts.sample`` (a stochastic ranker's sampled rankings), the interactions hold one
+    row per (user, item) and the samples every sampled list (:mod:`receval.data._samples`).
+    """
+    if opts.sample is not None:
+        recs = to_frame(recs, "recs")
     rt = cast_table(recs_table(recs, opts.columns), opts.id_cast)
     tt = cast_table(truth_table(truth, opts.columns), opts.id_cast)
     if opts.policies["score_precision"] == "float32" and rt.score is not None:
@@ -37,13 +46,27 @@ def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool
     if len(rt) == 0 and not part_of_whole:
         raise EmptyInputError("recs is empty: there are no recommendations to evaluate",
                               parameter="recs")
+    columns = {**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}}
+    sampled = None
+    if opts.sample is not None:
+        sampled = sampled_rows(recs, rt, tt, opts.sample)
+        rt = sampled.recs
+        columns["sample"] = opts.sample
+    data = _encoded(rt, tt, opts, part_of_whole)
+    if sampled is None:
+        return data, columns, None
+    return data, columns, samples_of(sampled, _encoded(sampled.lists, sampled.truth, opts,
+                                                       part_of_whole), data)
+
+
+def _encoded(rt: Any, tt: Any, opts: Options, part_of_whole: bool) -> Interactions:
     data = prepare(rt, tt, relevance_threshold=opts.relevance_threshold,
                    duplicates=opts.policies["duplicates"],
                    negative_grades=opts.policies["negative_grades"],
                    allow_empty=part_of_whole)
     if opts.policies["truth_scope"] == "recommended":
         data = dataclasses.replace(data, t_rel=data.t_rel & data.in_recommendations())
-    return data, {**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}}
+    return data
 
 
 def truth_grade_sum(no_recs: Any, truth: Any, opts: Options) -> ExactSum:
@@ -54,7 +77,8 @@ def truth_grade_sum(no_recs: Any, truth: Any, opts: Options) -> ExactSum:
     gives in memory (the rating family). ``no_recs`` is an empty recs table with the recs'
     columns.
     """
-    data, _ = _prepared(no_recs, truth, opts, part_of_whole=True)
+    data = _prepared(no_recs, truth, dataclasses.replace(opts, sample=None),
+                     part_of_whole=True)[0]
     return ExactSum.of(data.t_grade)
 
 
@@ -80,7 +104,7 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     With ``part_of_whole``, either table may be empty (a bucket can hold users of one side
     only); the caller checks that the whole is not.
     """
-    data, columns = _prepared(recs, truth, opts, part_of_whole)
+    data, columns, samples = _prepared(recs, truth, opts, part_of_whole)
     notes: list[Note] = []
     _note_lookalikes(data, opts, notes)
     groups, counts, codes = account(data, opts, notes)
@@ -88,6 +112,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     plan = ListCache.plan([req for name, specs in wanted.items()
                            for req in FAMILIES[name].lists(specs, opts)])
     ctx = Context(data, opts, ListCache(data, opts, plan), codes, notes)
+    if samples is not None:
+        ctx.shared["samples"] = samples
     families = {name: FAMILIES[name].run(ctx, specs) for name, specs in wanted.items()}
     for part in families.values():
         groups.update(part.groups)

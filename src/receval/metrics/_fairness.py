@@ -167,6 +167,18 @@ class ExpectedExposure(BeyondMetric, _Browsing):
     items a target (level 0) and uses finite bounds; ``grades='binary'`` makes every
     relevant grade 1 (expeval
     ``-B``). Default browsing: expeval's ``gerr`` (cascade, patience 0.5, stop 0.5).
+
+    Sampled rankings: ``evaluate(sample="sample")`` names the column of ``recs`` that labels
+    each row's sample; ``epsilon_d`` is then the mean over the user's ``S`` samples, each
+    sample ranked and cut at ``k`` on its own (expeval's ``exposure.expected``).
+
+    Group mode (``groups='item_groups'`` or ``'popularity'``, expeval ``-G``): the exposures
+    of the relevant items (every judged item with ``judgments='complete'``) are summed per
+    group of the item, ``E_g = sum_{d in g} epsilon_d`` and ``E*_g`` likewise, and the
+    measures compare the group vectors; the run's exposure of other items does not count.
+    The bounds are expeval's group bounds, with ``r`` relevant items and ``G`` groups:
+    disparity ``G (sum_{i<r} g^i)^2`` and ``G (sum_{i<r} g'^i)^2``, difference
+    ``max(sum E*^2, sum (sum_{i<r} g^i - E*_g)^2)`` and 0 (``g' = g s`` for cascade).
     """
 
     name = "expected_exposure"
@@ -174,6 +186,7 @@ class ExpectedExposure(BeyondMetric, _Browsing):
     family: ClassVar[str] = "fair_lists"
     per_user: ClassVar[bool] = True
     needs: ClassVar[tuple[str, ...]] = ("truth",)
+    reads_samples: ClassVar[bool] = True  # evaluate(sample=...): the mean over samples
     bounds = (0.0, float("inf"))
     higher_is_better = False
     summary = "distance of the items' expected exposure from the ideal (EE-L, -D or -R)"
@@ -190,15 +203,33 @@ class ExpectedExposure(BeyondMetric, _Browsing):
                         "item (expeval -B)", options=("graded", "binary"))
     normalize: bool = param(True, "map to [0, 1] with expeval's bounds (expeval default)",
                             options=(True, False))
+    groups: str = param("items", "items: exposure per item; item_groups / popularity: "
+                        "exposure summed per item group before the comparison (expeval -G)",
+                        options=("items", "item_groups", "popularity"))
+    pop_ratio: float = param(0.8, "groups='popularity': share of the training interactions "
+                             "in the short head (Elliot)", kind=float,
+                             check=lambda x: 0 < x < 1,
+                             rule="a number strictly between 0 and 1")
+    ungrouped: str = param("error", "groups=: a judged item without a group: an error, or "
+                           "left out", options=("error", "skip"))
 
     def __post_init__(self) -> None:
         self._canonical_browsing()
         super().__post_init__()
+        if self.groups != "items" and self.measure == "r" and self.normalize:
+            raise InvalidParameterError(
+                f"{self.display}: expeval's bounds of the group relevance are both 0 (its "
+                f"upper bound sums v * ub from ub = 0), so normalised group EE-R is always 1; "
+                f"pass normalize=false for the raw group EE-R", parameter="normalize",
+                examples=[self.normalize])
         if self.model()[0] == "log":
             raise InvalidParameterError(
                 f"{self.display}: expected exposure has targets for rbp and cascade only; "
                 f"got browsing={self.browsing!r}", parameter="browsing",
                 examples=[self.browsing])
+
+    def inputs(self) -> tuple[str, ...]:
+        return (*self.needs, "train") if self.groups == "popularity" else self.needs
 
 
 def _weights(value: Any) -> bool:

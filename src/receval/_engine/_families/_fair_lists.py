@@ -117,7 +117,13 @@ def _user_sums(levels: Any, top: Any, e: np.ndarray, run_grade: np.ndarray,
 
 
 def expected_exposure(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) -> np.ndarray:
-    """EE-L, EE-D or EE-R of each user (normalised with expeval's bounds if asked)."""
+    """EE-L, EE-D or EE-R of each user (normalised with expeval's bounds if asked).
+
+    Sampled rankings and the group mode go through each item's exposure first
+    (:mod:`._ee_pairs`); one deterministic list per user through one compiled pass.
+    """
+    if m.groups != "items" or "samples" in ctx.shared:
+        return _from_pairs(m, ctx, users)
     data = ctx.data
     model, prm = m.model()
     lists = ctx.lists.get(ListKey(m.ties or ctx.opts.ties)).select(users)
@@ -145,13 +151,38 @@ def expected_exposure(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) ->
     if empty.any():
         raw = {"d": bounds["d"][1], "r": bounds["r"][0], "l": norm}[m.measure]
         value = np.where(empty, raw, value)
+    return _normalized(m, value, bounds)
+
+
+def _normalized(m: F.ExpectedExposure, value: np.ndarray,
+                bounds: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """``(value - lb) / (ub - lb)`` if asked; expeval's default when the bounds meet."""
     if not m.normalize:
         return value
     lb, ub = bounds[m.measure]
     default = {"d": 0.0, "r": 1.0, "l": 0.0}[m.measure]
     same = lb == ub
-    scaled = np.divide(value - lb, ub - lb, out=np.zeros(n), where=~same)
+    scaled = np.divide(value - lb, ub - lb, out=np.zeros(len(value)), where=~same)
     return np.where(same, default, scaled)
+
+
+def _from_pairs(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) -> np.ndarray:
+    """EE of sampled rankings, or in group mode (expeval's defaults for users without list).
+
+    A user without a list has disparity = its upper bound, relevance = its lower bound and
+    difference = the target's squared norm (expeval's group mode gives 0 there: its group
+    relevance's upper bound).
+    """
+    from receval._engine._families._ee_pairs import group_bounds, pair_measures
+
+    raw, has_list, info = pair_measures(m, ctx, users)
+    if m.groups == "items":
+        bounds = _bounds(m, ctx, info["rows"], info["n_levels"], info["targets"],
+                         info["norm"], users)
+    else:
+        bounds = group_bounds(m, info)
+    empty = {"d": bounds["d"][1], "r": bounds["r"][0], "l": info["norm"]}[m.measure]
+    return _normalized(m, np.where(has_list, raw[m.measure], empty), bounds)
 
 
 def _bounds(m: F.ExpectedExposure, ctx: Context, rows: np.ndarray, n_levels: np.ndarray,
