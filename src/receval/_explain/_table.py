@@ -97,7 +97,10 @@ class ListExplanation(Explanation):
     """A per-list metric on one list of items, with its worked table."""
 
     items: tuple[Any, ...] = ()
+    positions: pd.DataFrame | None = None  # per-position weights (AWRF)
 
     def __str__(self) -> str:
-        return "\n".join([f"{self.metric.label} of items {list(self.items)}", "",
-                          render(self.table), "", *self.lines])
+        head = [f"{self.metric.label} of items {list(self.items)}", ""]
+        if self.positions is not None:
+            head += [render(self.positions), ""]
+        return "\n".join([*head, render(self.table), "", *self.lines])
