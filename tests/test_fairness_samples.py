@@ -211,3 +211,18 @@ def test_expeval_on_sampled_rankings() -> None:
     assert not bad, bad[:10]
     assert n > 4000
     assert zero_exposure > 0
+
+
+def test_doors_compare_by_and_settings() -> None:
+    two = pd.concat([RECS.assign(sample=0), RECS.assign(sample=1, score=-RECS.score)])
+    ev = rv.evaluate(two, TEST, "expected_exposure@3", sample="sample")
+    assert ev.settings["columns"]["sample"] == "sample"
+    by = ev.by({1: "a", 2: "a", 3: "b", 4: "b"})
+    want = ev.per_user.iloc[:, 0].groupby({1: "a", 2: "a", 3: "b", 4: "b"}.get).mean()
+    assert list(by.iloc[:, 1]) == pytest.approx(list(want), abs=1e-15)
+    cmp = rv.compare({"two": two, "one": RECS.assign(sample=0)}, TEST, ["expected_exposure@3"],
+                     sample="sample", n_resamples=200)
+    one = rv.evaluate(RECS, TEST, "expected_exposure@3")
+    label = ev.labels[0]
+    assert cmp.ci.loc[("two", label), "mean"] == pytest.approx(ev[label], abs=1e-15)
+    assert cmp.ci.loc[("one", label), "mean"] == pytest.approx(one[label], abs=1e-15)
