@@ -10,4 +10,4 @@ from tests.doc_pages import run_page
 def test_fairness_page_runs() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        run_page("fairness.md", 8)
+        run_page("fairness.md", 10)

@@ -54,14 +54,22 @@ _EXPEVAL = Convention(
             variants=(({"browsing": "rbp(patience=0.5)"}, "expeval.py -u rbp"),
                       ({"judgments": "complete"}, "expeval.py -C"),
                       ({"grades": "binary"}, "expeval.py -B"),
-                      ({"normalize": False}, "expeval.py -U")),
+                      ({"normalize": False}, "expeval.py -U"),
+                      ({"groups": "item_groups"}, "expeval.py -G")),
             note="the run cut at k; -p and -r are browsing's patience and stop; measure d, "
                  "r, l are expeval's disparity, relevance and difference lines; normalised "
-                 "relevance is 1.0 for a user with one relevance level (expeval's bounds)"),
+                 "relevance is 1.0 for a user with one relevance level (expeval's bounds); "
+                 "a run file with several samples per query is evaluate(sample=...), "
+                 "the groups of -G are item_groups="),
     },
     differences=(
-        "the group mode (-G) and stochastic rankings (several sampled rankings per query) "
-        "are not offered: receval evaluates one ranking per user",
+        "group mode (-G): expeval's group relevance bounds are both 0 (normalised group "
+        "relevance is always 1), receval refuses measure=r with normalize=true there; a "
+        "user without a list has group difference 0 in expeval (its relevance's upper "
+        "bound), the target's squared norm in receval; a run that exposes none of the "
+        "judged items has group disparity inf in expeval (its l2 of a zero vector), 0 in "
+        "receval",
+        "sampled rankings over Parquet buckets or on Spark are not offered (in memory only)",
         "the gerr bounds use patience * stop where the user model uses patience * (1 - "
         "stop); receval reproduces expeval's bounds (the same at stop = 0.5)",
     ),
