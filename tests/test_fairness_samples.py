@@ -31,6 +31,7 @@ from receval.exceptions import (
     NonFiniteValueError,
 )
 from tests.fairness_toy import ITEM_GROUPS, RECS, TEST
+from tests.spark_session import spark, to_spark  # noqa: F401 - the session fixture
 
 FIXTURE = Path(__file__).parent / "fixtures" / "fairness" / "samples.json.gz"
 RBP = "expected_exposure(browsing=rbp, normalize=false, measure={})@3"
@@ -226,3 +227,9 @@ def test_doors_compare_by_and_settings() -> None:
     label = ev.labels[0]
     assert cmp.ci.loc[("two", label), "mean"] == pytest.approx(ev[label], abs=1e-15)
     assert cmp.ci.loc[("one", label), "mean"] == pytest.approx(one[label], abs=1e-15)
+
+
+def test_spark_refuses_samples(spark: Any) -> None:  # noqa: F811
+    with pytest.raises(InvalidParameterError, match="not on Spark"):
+        rv.evaluate(to_spark(spark, TWO_SAMPLES), to_spark(spark, USER_1),
+                    "expected_exposure@3", sample="sample")
