@@ -90,9 +90,11 @@ def sampled_rows(frame: pd.DataFrame, rt: InputTable, tt: InputTable, column: st
     """
     sample = _sample_column(frame, column)
     user_code, users = pd.factorize(rt.user)
-    pair_code, pairs = pd.factorize(pd.MultiIndex.from_arrays(
-        [user_code, sample.to_numpy()]))
-    pair_user = np.asarray(pairs.get_level_values(0), dtype=np.int64)
+    sample_code, labels = pd.factorize(sample)
+    # (user, sample) pairs in order of first appearance, hashed as one int64 key
+    pair_code, pairs = pd.factorize(user_code.astype(np.int64) * max(len(labels), 1)
+                                    + sample_code)
+    pair_user = np.asarray(pairs, dtype=np.int64) // max(len(labels), 1)
     # the sample's number within its user, in order of first appearance
     number = pd.Series(pair_user).groupby(pair_user).cumcount().to_numpy(dtype=np.int64)
     n_samples = np.bincount(pair_user, minlength=len(users)).astype(np.int64)
@@ -110,10 +112,8 @@ def sampled_rows(frame: pd.DataFrame, rt: InputTable, tt: InputTable, column: st
     pseudo = user_code.astype(np.int64) * width + number[pair_code]
     lists = dataclasses.replace(rt, user=pd.Series(pseudo))
     item_code = pd.factorize(rt.item)[0].astype(np.int64)
-    first = np.unique(user_code.astype(np.int64) * (item_code.max(initial=0) + 1) + item_code,
-                      return_index=True)[1]
-    first.sort()
-    recs = _rows(rt, first)
+    recs = _rows(rt, _first_rows(user_code.astype(np.int64) * (item_code.max(initial=0) + 1)
+                                 + item_code))
     t_code = users.get_indexer(pd.Index(tt.user))
     keep = np.flatnonzero(t_code >= 0)
     reps = n_samples[t_code[keep]]
@@ -123,6 +123,17 @@ def sampled_rows(frame: pd.DataFrame, rt: InputTable, tt: InputTable, column: st
     truth = dataclasses.replace(truth, user=pd.Series(
         t_code[rows].astype(np.int64) * width + within))
     return SampledRows(recs, lists, truth, users, n_samples, width)
+
+
+def _first_rows(key: np.ndarray) -> np.ndarray:
+    """The rows where each key first appears, in row order (one stable sort)."""
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    new = np.ones(len(key), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    first = np.zeros(len(key), dtype=bool)
+    first[order[new]] = True
+    return np.flatnonzero(first)
 
 
 def _rows(t: InputTable, rows: np.ndarray) -> InputTable:
