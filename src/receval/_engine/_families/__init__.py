@@ -7,7 +7,8 @@ registered in :data:`FAMILIES`, never a second engine.
 Modules: :mod:`._base` (the interface and what every family shares), :mod:`._ranking`,
 :mod:`._rating`, :mod:`._per_list` (with :mod:`._side`, :mod:`._terms`,
 :mod:`._similarity`), :mod:`._exposure`, :mod:`._calibration` and :mod:`._group_exposure`
-(with :mod:`._item_groups`, :mod:`._user_group_bias`) and :mod:`._fair_lists`.
+(with :mod:`._item_groups`, :mod:`._user_group_bias`) and :mod:`._fair_lists` (with
+:mod:`._ee_pairs`, :mod:`._ee_targets`: sampled rankings and group mode).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Expected exposure from (user, item) exposures: sampled rankings and expeval's group mode.
 
-A deterministic list per user goes through :func:`._fair_lists.expected_exposure` (one
-compiled pass over the rows). Two forms need each item's exposure first:
+A deterministic list per user goes through ``_fair_lists.expected_exposure`` (one compiled
+pass over the rows), which calls this module for the two forms that need each item's
+exposure first:
 
 * sampled rankings (``evaluate(sample=...)``): ``epsilon_d = (1/S) sum_s e(rank_s(d))``,
   each sample ranked and cut at k on its own (expeval's ``exposure.expected``);
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from receval._engine._families._base import Context
+from receval._engine._families._ee_targets import geo, level_spans, level_targets
 from receval._engine._families._item_groups import attention, check_grouped, item_groups
 from receval._engine._families._per_list import side_of
 from receval._engine._lists import ListCache, ListKey, cut
@@ -73,8 +75,6 @@ def item_targets(m: F.ExpectedExposure, ctx: Context, users: np.ndarray
     judged items form level 0. Returns rows, item codes, targets, grades (0: level 0) and
     each user's number of levels.
     """
-    from receval._engine._families._fair_lists import _levels, _target
-
     data = ctx.data
     model, prm = m.model()
     chosen = np.full(data.n_users, -1, dtype=np.int64)
@@ -87,8 +87,8 @@ def item_targets(m: F.ExpectedExposure, ctx: Context, users: np.ndarray
     at = np.flatnonzero(judged)
     order = at[np.lexsort((-grade[at], row[at]))]
     row, grade, item = row[order], grade[order], data.t_item[order].astype(np.int64)
-    b, size, n_levels = _levels(grade, row, len(users))
-    target = _target(model, prm["patience"], prm.get("stop", 0.0), grade,
+    b, size, n_levels = level_spans(grade, row, len(users))
+    target = level_targets(model, prm["patience"], prm.get("stop", 0.0), grade,
                      b.astype(np.float64), size.astype(np.float64))
     by_key = np.lexsort((item, row))
     return row[by_key], item[by_key], target[by_key], grade[by_key], n_levels
@@ -162,17 +162,15 @@ def group_bounds(m: F.ExpectedExposure, info: dict[str, Any]
     ``G = 1``), difference in ``[0, max(sum E*^2, sum_g (M - E*_g)^2)]``. Group relevance's
     bounds are both 0 in expeval (normalised group EE-R is refused by the metric).
     """
-    from receval._engine._families._fair_lists import _geo
-
     model, prm = m.model()
     p = prm["patience"]
     pp = p if model == "rbp" else p * prm["stop"]
     k = info["n_groups"].astype(np.float64)
     r = info["n_rel"]
-    mass = _geo(p, r)
+    mass = geo(p, r)
     one = k == 1
     d_ub = np.where(one, 0.0, k * mass * mass)
-    d_lb = np.where(one, 0.0, k * _geo(pp, r) ** 2)
+    d_lb = np.where(one, 0.0, k * geo(pp, r) ** 2)
     gap = np.where(info["present"], (mass[:, None] - info["ideal"]) ** 2, 0.0).sum(axis=1)
     zero = np.zeros(len(k))
     return {"d": (d_lb, d_ub), "r": (zero, zero.copy()),

@@ -17,6 +17,8 @@ import pandas as pd
 
 from receval._aggregate import Column
 from receval._engine._families._base import Context, FamilyPartial, MergeContext, Specs
+from receval._engine._families._ee_pairs import group_bounds, pair_measures
+from receval._engine._families._ee_targets import geo, level_spans, level_targets
 from receval._engine._families._item_groups import (
     attention,
     check_grouped,
@@ -35,42 +37,6 @@ from receval.metrics import _fairness as F
 __all__ = ["FairLists", "expected_exposure"]
 
 
-def _geo(x: float, n: np.ndarray) -> np.ndarray:
-    """``sum_{i<n} x^i``: ``(1 - x^n) / (1 - x)``, ``1 / (1 - x)`` for ``n = inf``."""
-    finite = np.isfinite(n)
-    out = np.full(len(n), 1.0 / (1.0 - x))
-    out[finite] = (1.0 - x ** n[finite]) / (1.0 - x)
-    return out
-
-
-def _levels(grade: np.ndarray, seg: np.ndarray, n_seg: int
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Levels of rows sorted by (segment, grade descending).
-
-    Each row's number of rows in higher levels, its level's size, and each segment's
-    number of levels.
-    """
-    new = np.ones(len(grade), dtype=bool)
-    new[1:] = (grade[1:] != grade[:-1]) | (seg[1:] != seg[:-1])
-    level = np.cumsum(new) - 1
-    first = np.flatnonzero(new)
-    size = np.diff(np.append(first, len(grade)))
-    seg_start = np.searchsorted(seg, np.arange(n_seg))
-    return (first[level] - seg_start[seg], size[level],
-            np.bincount(seg[new], minlength=n_seg))
-
-
-def _target(model: str, p: float, u: float, grade: np.ndarray, b: np.ndarray, m: np.ndarray
-            ) -> np.ndarray:
-    """Mean attention of the ``m`` places after ``b`` (expeval's ``exposure.target``)."""
-    if model == "rbp":
-        return (p ** b - p ** (b + m)) / (m * (1.0 - p))
-    pp = p * (1.0 - u)
-    high = (pp ** b - pp ** (b + m)) / (m * (1.0 - pp))
-    zero = (1.0 - u) ** b * (p ** b - p ** (b + m)) / (m * (1.0 - p))
-    return np.where(grade > 0, high, zero)
-
-
 def _truth_targets(m: F.ExpectedExposure, ctx: Context, lists: Any, users: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, Any]:
     """Every target item of every user (row, target), and the levels (a lookup)."""
@@ -86,10 +52,10 @@ def _truth_targets(m: F.ExpectedExposure, ctx: Context, lists: Any, users: np.nd
     zero = np.zeros(len(users), dtype=np.int64)
     if m.judgments == "complete":  # judged items that are not relevant: one level 0
         zero = ctx.data.truth_count()[users] - lengths
-    b, size, n_levels = _levels(grade, row, len(users))
-    target = _target(model, p, u, grade, b.astype(np.float64), size.astype(np.float64))
+    b, size, n_levels = level_spans(grade, row, len(users))
+    target = level_targets(model, p, u, grade, b.astype(np.float64), size.astype(np.float64))
     z_rows = np.flatnonzero(zero > 0)
-    z_target = _target(model, p, u, np.zeros(len(z_rows)), lengths[z_rows].astype(np.float64),
+    z_target = level_targets(model, p, u, np.zeros(len(z_rows)), lengths[z_rows].astype(np.float64),
                        zero[z_rows].astype(np.float64))
     rows = np.concatenate([row, np.repeat(z_rows, zero[z_rows])])
     targets = np.concatenate([target, np.repeat(z_target, zero[z_rows])])
@@ -173,8 +139,6 @@ def _from_pairs(m: F.ExpectedExposure, ctx: Context, users: np.ndarray) -> np.nd
     difference = the target's squared norm (expeval's group mode gives 0 there: its group
     relevance's upper bound).
     """
-    from receval._engine._families._ee_pairs import group_bounds, pair_measures
-
     raw, has_list, info = pair_measures(m, ctx, users)
     if m.groups == "items":
         bounds = _bounds(m, ctx, info["rows"], info["n_levels"], info["targets"],
@@ -198,8 +162,8 @@ def _bounds(m: F.ExpectedExposure, ctx: Context, rows: np.ndarray, n_levels: np.
     else:
         n = np.full(n_users, np.inf)
     finite = np.isfinite(n)
-    d_ub = _geo(p * p, n)
-    d_lb = np.where(finite, _geo(pp, n) ** 2 / np.where(finite, n, 1.0), 0.0)
+    d_ub = geo(p * p, n)
+    d_lb = np.where(finite, geo(pp, n) ** 2 / np.where(finite, n, 1.0), 0.0)
     r_lb: np.ndarray = np.zeros(n_users)
     l_ub: np.ndarray = norm + 1.0 / (1.0 - pp)
     if finite.any():  # complete judgments: every user's targets ascending
