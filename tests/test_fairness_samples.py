@@ -233,3 +233,31 @@ def test_spark_refuses_samples(spark: Any) -> None:  # noqa: F811
     with pytest.raises(InvalidParameterError, match="not on Spark"):
         rv.evaluate(to_spark(spark, TWO_SAMPLES), to_spark(spark, USER_1),
                     "expected_exposure@3", sample="sample")
+
+
+VARIANTS = [*NAMES, "expected_exposure(browsing='rbp(patience=0.8)', judgments=complete, "
+            "normalize=false, measure=d)@5",
+            "expected_exposure(browsing='cascade(patience=0.7, stop=0.3)', grades=binary)@2"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 3))
+def test_copies_of_one_ranking_are_the_deterministic_list(seed: int, copies: int) -> None:
+    # random users, grades 0-4 (0: judged, not relevant), lists of 1-8 items; every sample
+    # a copy of the list: the mean exposure is the list's, so every variant is the same
+    rng = np.random.default_rng(seed)
+    recs, truth = [], []
+    for u in range(int(rng.integers(2, 7))):
+        items = rng.choice(20, int(rng.integers(1, 9)), replace=False)
+        recs += [(u, int(i), float(-r)) for r, i in enumerate(items)]
+        held = rng.choice(20, int(rng.integers(1, 6)), replace=False)
+        truth += [(u, int(i), int(g)) for i, g in zip(held, rng.integers(0, 5, len(held)),
+                                                      strict=True)]
+    recs_f = pd.DataFrame(recs, columns=["user_id", "item_id", "score"])
+    truth_f = pd.DataFrame(truth, columns=["user_id", "item_id", "rating"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = rv.evaluate(recs_f, truth_f, VARIANTS).per_user
+        many = rv.evaluate(pd.concat([recs_f.assign(sample=c) for c in range(copies)]),
+                           truth_f, VARIANTS, sample="sample").per_user
+    pd.testing.assert_frame_equal(plain, many, rtol=0, atol=1e-12)
