@@ -27,6 +27,7 @@ import receval as rv
 from receval.exceptions import (
     ColumnNotFoundError,
     DataError,
+    DuplicateRowError,
     InvalidParameterError,
     NonFiniteValueError,
 )
@@ -116,7 +117,8 @@ def test_repeated_and_reordered_samples_change_nothing(copies: int, rnd: Any) ->
      InvalidParameterError, "NDCG@3"),
     (TWO_SAMPLES, {"sample": 3}, InvalidParameterError, "name of a column"),
     (TWO_SAMPLES, {"buckets": 2}, InvalidParameterError, "in memory only"),
-    (pd.concat([TWO_SAMPLES, TWO_SAMPLES.iloc[:1]]), {}, DataError, "repeat"),
+    (pd.concat([TWO_SAMPLES, TWO_SAMPLES.iloc[:1]]), {}, DuplicateRowError,
+     r"repeat within a sampled ranking.*\(1, 0, 4\)"),
 ])
 def test_bad_samples(frame: pd.DataFrame, kw: dict[str, Any], error: type, words: str) -> None:
     metrics = kw.pop("metrics", "expected_exposure@3")
@@ -261,3 +263,16 @@ def test_copies_of_one_ranking_are_the_deterministic_list(seed: int, copies: int
         many = rv.evaluate(pd.concat([recs_f.assign(sample=c) for c in range(copies)]),
                            truth_f, VARIANTS, sample="sample").per_user
     pd.testing.assert_frame_equal(plain, many, rtol=0, atol=1e-12)
+
+
+def test_repeats_within_a_sample_under_duplicates_first() -> None:
+    # user a: sample 0 ranks 4, 5; sample 1 ranks 4, 4 (the repeat dropped): eps(4) = (1 + 1)
+    # / 2 = 1, eps(5) = 0.5 / 2 = 0.25; target 4: 1 -> EE-L = 0 + 0.25^2 = 0.0625
+    # user b: eps(4) = eps(5) = 0.5; target 5: 1 -> EE-L = 0.25 + 0.25 = 0.5
+    recs = pd.DataFrame([("a", 0, 4, 1), ("a", 0, 5, 2), ("a", 1, 4, 1), ("a", 1, 4, 2),
+                         ("b", 0, 4, 1), ("b", 1, 5, 1)],
+                        columns=["user", "sample", "item", "rank"])
+    truth = pd.DataFrame([("a", 4, 1), ("b", 5, 1)], columns=["user", "item", "rating"])
+    ev = rv.evaluate(recs, truth, RBP.format("l"), sample="sample", duplicates="first")
+    assert list(ev.per_user.iloc[:, 0]) == pytest.approx([0.0625, 0.5], abs=1e-15)
+    assert ev.settings["recs_duplicates_dropped"] == 1

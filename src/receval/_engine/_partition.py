@@ -49,14 +49,17 @@ def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool
     columns = {**rt.columns, **{f"truth_{k}": v for k, v in tt.columns.items()}}
     sampled = None
     if opts.sample is not None:
-        sampled = sampled_rows(recs, rt, tt, opts.sample)
+        sampled = sampled_rows(recs, rt, tt, opts.sample, opts.policies["duplicates"])
         rt = sampled.recs
         columns["sample"] = opts.sample
     data = _encoded(rt, tt, opts, part_of_whole)
     if sampled is None:
         return data, columns, None
-    return data, columns, samples_of(sampled, _encoded(sampled.lists, sampled.truth, opts,
-                                                       part_of_whole), data)
+    lists = _encoded(sampled.lists, sampled.truth, opts, part_of_whole)
+    if "recs_duplicates_dropped" in lists.notes:  # repeats within a sampled list
+        data = dataclasses.replace(data, notes={
+            **data.notes, "recs_duplicates_dropped": lists.notes["recs_duplicates_dropped"]})
+    return data, columns, samples_of(sampled, lists, data)
 
 
 def _encoded(rt: Any, tt: Any, opts: Options, part_of_whole: bool) -> Interactions:

@@ -22,7 +22,13 @@ import numpy as np
 import pandas as pd
 
 from receval.data._table import InputTable
-from receval.exceptions import ColumnNotFoundError, DataError, NonFiniteValueError, format_examples
+from receval.exceptions import (
+    ColumnNotFoundError,
+    DataError,
+    DuplicateRowError,
+    NonFiniteValueError,
+    format_examples,
+)
 
 __all__ = ["SampledRows", "sampled_rows"]
 
@@ -72,8 +78,8 @@ def _sample_column(frame: pd.DataFrame, column: str) -> pd.Series:
     return s
 
 
-def sampled_rows(frame: pd.DataFrame, rt: InputTable, tt: InputTable, column: str
-                 ) -> SampledRows:
+def sampled_rows(frame: pd.DataFrame, rt: InputTable, tt: InputTable, column: str,
+                 duplicates: str = "error") -> SampledRows:
     """Split ``rt`` (read from ``frame``) into sampled lists; check the sample column.
 
     Raises
@@ -82,6 +88,9 @@ def sampled_rows(frame: pd.DataFrame, rt: InputTable, tt: InputTable, column: st
         ``frame`` has no column ``column``.
     NonFiniteValueError
         A missing sample label.
+    DuplicateRowError
+        An item twice in one (user, sample), under ``duplicates='error'`` (the other
+        policies apply per sampled list when the lists are encoded).
     DataError
         Users with different numbers of samples (a few named, with their counts): the
         expected exposure of a user averages over that user's samples, and a ranker that
@@ -112,6 +121,8 @@ def sampled_rows(frame: pd.DataFrame, rt: InputTable, tt: InputTable, column: st
     pseudo = user_code.astype(np.int64) * width + number[pair_code]
     lists = dataclasses.replace(rt, user=pd.Series(pseudo))
     item_code = pd.factorize(rt.item)[0].astype(np.int64)
+    if duplicates == "error":
+        _no_repeats(rt, sample, pseudo * (item_code.max(initial=0) + 1) + item_code, column)
     recs = _rows(rt, _first_rows(user_code.astype(np.int64) * (item_code.max(initial=0) + 1)
                                  + item_code))
     t_code = users.get_indexer(pd.Index(tt.user))
@@ -123,6 +134,22 @@ def sampled_rows(frame: pd.DataFrame, rt: InputTable, tt: InputTable, column: st
     truth = dataclasses.replace(truth, user=pd.Series(
         t_code[rows].astype(np.int64) * width + within))
     return SampledRows(recs, lists, truth, users, n_samples, width)
+
+
+def _no_repeats(rt: InputTable, sample: pd.Series, key: np.ndarray, column: str) -> None:
+    """An error naming a few (user, sample, item) that repeat within a sampled list."""
+    first = _first_rows(key)
+    if len(first) == len(key):
+        return
+    again = np.ones(len(key), dtype=bool)
+    again[first] = False
+    rows = np.flatnonzero(again)
+    shown = [(rt.user.iloc[r], sample.iloc[r], rt.item.iloc[r]) for r in rows[:5]]
+    raise DuplicateRowError(
+        f"recs: {len(rows)} items repeat within a sampled ranking (user, {column}, item), "
+        f"e.g. {format_examples(shown, len(rows))}; a ranking holds each item once: remove "
+        f"the repeats or pass duplicates='first' or 'best'", column=column,
+        n_bad=len(rows), examples=shown)
 
 
 def _first_rows(key: np.ndarray) -> np.ndarray:
