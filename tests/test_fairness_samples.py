@@ -276,3 +276,30 @@ def test_repeats_within_a_sample_under_duplicates_first() -> None:
     ev = rv.evaluate(recs, truth, RBP.format("l"), sample="sample", duplicates="first")
     assert list(ev.per_user.iloc[:, 0]) == pytest.approx([0.0625, 0.5], abs=1e-15)
     assert ev.settings["recs_duplicates_dropped"] == 1
+
+
+@pytest.mark.parametrize(("name", "kw", "error", "words"), [
+    ("expected_exposure(groups=item_groups)@3", {}, InvalidParameterError,
+     "needs evaluate\\(item_groups"),
+    ("expected_exposure(groups=popularity)@3", {}, InvalidParameterError, "needs evaluate\\(train"),
+    ("expected_exposure(groups=item_groups)@3", {"item_groups": {1: "a", 2: "a"}}, DataError,
+     "6 judged items have no group"),
+    ("expected_exposure(groups=popularity)@3", {"train": "TRAIN"}, DataError,
+     "absent from train.*8"),
+])
+def test_group_mode_refuses(name: str, kw: dict[str, Any], error: type, words: str) -> None:
+    from tests.fairness_toy import TRAIN
+
+    kw = {k: TRAIN if v == "TRAIN" else v for k, v in kw.items()}
+    with pytest.raises(error, match=words):
+        rv.evaluate(RECS, TEST, name, **kw)
+
+
+def test_group_mode_skips_ungrouped_judged_items() -> None:
+    # popularity groups: item 8 (judged for users 2 and 4) is absent from train; skipped, user
+    # 1 (items 4 and 6, both in the tail) is as in group mode above: 0.0625
+    from tests.fairness_toy import TRAIN
+
+    ev = rv.evaluate(RECS, TEST, "expected_exposure(groups=popularity, ungrouped=skip, "
+                     "browsing=rbp, normalize=false)@3", train=TRAIN)
+    assert ev.per_user.iloc[0, 0] == pytest.approx(0.0625, abs=1e-15)

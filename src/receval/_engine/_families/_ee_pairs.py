@@ -20,12 +20,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from receval._engine._families._base import Context
 from receval._engine._families._ee_targets import geo, level_spans, level_targets
-from receval._engine._families._item_groups import attention, check_grouped, item_groups
+from receval._engine._families._item_groups import attention, item_groups
 from receval._engine._families._per_list import side_of
 from receval._engine._lists import ListCache, ListKey, cut
+from receval.exceptions import DataError, format_examples
 from receval.metrics import _fairness as F
 
 __all__ = ["group_bounds", "item_exposures", "item_targets", "pair_measures"]
@@ -137,7 +139,16 @@ def _group_measures(m: F.ExpectedExposure, ctx: Context, users: np.ndarray,
     """expeval's group mode: judged items' exposures and targets summed per group."""
     side = side_of(ctx)
     groups = item_groups(m, ctx.opts, side)
-    ok = check_grouped(m, groups, side, t_item)
+    ok = groups.grouped[t_item]
+    if m.ungrouped == "error" and not ok.all():
+        bad = list(pd.unique(side.items[t_item[~ok]]))
+        why = ("are absent from train (popularity groups are of training items)"
+               if m.groups == "popularity" else "have no group in item_groups")
+        raise DataError(
+            f"{m.label}: {len(bad)} judged items {why} (e.g. "
+            f"{format_examples(bad[:5], len(bad))}); group mode sums the exposure of the "
+            f"judged items per group: give them a group, or pass ungrouped='skip' to leave "
+            f"them out", parameter="item_groups", n_bad=len(bad), examples=bad[:5])
     member = groups.member[t_item[ok]].tocoo()  # full membership: each group gets it all
     at = np.flatnonzero(ok)[member.row]
     n, g = len(users), groups.n_groups
