@@ -91,7 +91,7 @@ def item_targets(m: F.ExpectedExposure, ctx: Context, users: np.ndarray
     row, grade, item = row[order], grade[order], data.t_item[order].astype(np.int64)
     b, size, n_levels = level_spans(grade, row, len(users))
     target = level_targets(model, prm["patience"], prm.get("stop", 0.0), grade,
-                     b.astype(np.float64), size.astype(np.float64))
+                           b.astype(np.float64), size.astype(np.float64))
     by_key = np.lexsort((item, row))
     return row[by_key], item[by_key], target[by_key], grade[by_key], n_levels
 

@@ -55,8 +55,9 @@ def _truth_targets(m: F.ExpectedExposure, ctx: Context, lists: Any, users: np.nd
     b, size, n_levels = level_spans(grade, row, len(users))
     target = level_targets(model, p, u, grade, b.astype(np.float64), size.astype(np.float64))
     z_rows = np.flatnonzero(zero > 0)
-    z_target = level_targets(model, p, u, np.zeros(len(z_rows)), lengths[z_rows].astype(np.float64),
-                       zero[z_rows].astype(np.float64))
+    z_target = level_targets(model, p, u, np.zeros(len(z_rows)),
+                             lengths[z_rows].astype(np.float64),
+                             zero[z_rows].astype(np.float64))
     rows = np.concatenate([row, np.repeat(z_rows, zero[z_rows])])
     targets = np.concatenate([target, np.repeat(z_target, zero[z_rows])])
     levels = (grade, row, n_levels + (zero > 0), z_rows, z_target)
