@@ -303,3 +303,31 @@ def test_group_mode_skips_ungrouped_judged_items() -> None:
     ev = rv.evaluate(RECS, TEST, "expected_exposure(groups=popularity, ungrouped=skip, "
                      "browsing=rbp, normalize=false)@3", train=TRAIN)
     assert ev.per_user.iloc[0, 0] == pytest.approx(0.0625, abs=1e-15)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_group_mode_with_one_item_per_group_is_item_mode(seed: int) -> None:
+    # every item its own group, every recommended item judged (complete judgments): the
+    # group vectors are the item vectors, so the raw measures agree
+    rng = np.random.default_rng(seed)
+    recs, truth = [], []
+    for u in range(int(rng.integers(2, 6))):
+        judged = rng.choice(15, int(rng.integers(2, 9)), replace=False)
+        grades = rng.integers(0, 4, len(judged))
+        grades[0] = max(int(grades[0]), 1)
+        truth += [(u, int(i), int(g)) for i, g in zip(judged, grades, strict=True)]
+        for s in range(2):
+            listed = rng.permutation(judged)[:int(rng.integers(1, len(judged) + 1))]
+            recs += [(u, s, int(i), r) for r, i in enumerate(listed, 1)]
+    recs_f = pd.DataFrame(recs, columns=["user_id", "sample", "item_id", "rank"])
+    truth_f = pd.DataFrame(truth, columns=["user_id", "item_id", "rating"])
+    names = {m: f"expected_exposure(judgments=complete, normalize=false, measure={m})@4"
+             for m in "drl"}
+    grouped = {m: n.replace(")@", ", groups=item_groups)@") for m, n in names.items()}
+    ev = rv.evaluate(recs_f, truth_f, [*names.values(), *grouped.values()], sample="sample",
+                     item_groups={i: f"g{i}" for i in range(15)})
+    for m in "drl":
+        a = ev.per_user[rv.metrics.parse(names[m]).label]
+        b = ev.per_user[rv.metrics.parse(grouped[m]).label]
+        np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=0, atol=1e-12)
