@@ -14,8 +14,8 @@ Unknown users (not in ``train``): ``unknown_users="skip"`` (default) gives them 
 empty list, which ranking metrics count as a miss — and records their number in
 ``unknown_users_``; ``"error"`` raises :class:`~receval.exceptions.InvalidParameterError`
 naming a few of them. ``score`` leaves out pairs whose user or item is not in ``train``
-(missing scores, as the :class:`~receval.models.Predictor` protocol allows) and records their
-number in ``unknown_pairs_``.
+(missing scores, as the :class:`~receval.models.Predictor` protocol allows), as are pairs the
+library leaves unscored, and records their number in ``unknown_pairs_``.
 """
 
 from __future__ import annotations
@@ -164,14 +164,17 @@ class LibraryAdapter(FittedIds):
         """The ranking score of each (user, item) pair: ``user_id, item_id, score``.
 
         The score is the one ``recommend`` ranks by. Pairs whose user or item is not in the
-        training data are left out (their number: ``unknown_pairs_``).
+        training data, or that the library cannot score, are left out (their number:
+        ``unknown_pairs_``).
         """
         table, u, i = self._pairs(pairs)
         ok = (u >= 0) & (i >= 0)
-        self.unknown_pairs_ = int((~ok).sum())
         out = table.loc[ok].reset_index(drop=True)
-        values = self._pair_scores(u[ok].astype(np.int64), i[ok].astype(np.int64))
-        return out.assign(score=np.asarray(values, dtype=np.float64))
+        values = np.asarray(self._pair_scores(u[ok].astype(np.int64), i[ok].astype(np.int64)),
+                            dtype=np.float64)
+        scored = values > -np.inf  # -inf: a pair the library leaves unscored
+        self.unknown_pairs_ = int((~ok).sum() + (~scored).sum())
+        return out.assign(score=values).loc[scored].reset_index(drop=True)
 
 
 def dense_from_sparse(matrix: Any, fill: float = 0.0) -> np.ndarray:
