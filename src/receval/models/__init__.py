@@ -23,5 +23,5 @@ from receval.models._lenskit import LensKit
 from receval.models._protocol import Model, Predictor, Recommender
 from receval.models._surprise import Surprise
 
-__all__ = ["Cornac", "GlobalMean", "Implicit", "ItemMean", "LensKit", "Model", "ModelOutputError", "MostPopular", "Predictor",
-           "Random", "Recommender", "Surprise", "UserMean"]
+__all__ = ["Cornac", "GlobalMean", "Implicit", "ItemMean", "LensKit", "Model", "ModelOutputError",
+           "MostPopular", "Predictor", "Random", "Recommender", "Surprise", "UserMean"]

@@ -7,8 +7,8 @@ exposes a *scorer*: ``scorer(user_codes) -> float64 (len(user_codes), n_items)``
 block of users against every training item (columns in code order), and
 ``pair_scores(user_codes, item_codes) -> float64`` for arbitrary pairs. This module turns
 those into ``recommend`` (full-catalog top-k with the excluded pairs left out, blocked so that
-memory stays bounded) and ``score``, with the id mapping both ways and the policy for users
-the model does not know.
+memory stays bounded: :func:`receval.models._rank.top_k_scores`) and ``score``, with the id
+mapping both ways and the policy for users the model does not know.
 
 Unknown users (not in ``train``): ``unknown_users="skip"`` (default) gives them no row — an
 empty list, which ranking metrics count as a miss — and records their number in
@@ -36,7 +36,7 @@ from receval.exceptions import (
 )
 from receval.models._base import FittedIds, check_k, frame, requested_users
 from receval.models._data import exclusion_csr
-from receval.models._select import top_k_scores, warn_ties
+from receval.models._rank import top_k_scores, warn_ties
 
 __all__ = ["LibraryAdapter", "Scorer", "fit_or_raise", "library"]
 
@@ -102,9 +102,6 @@ class LibraryAdapter(FittedIds):
                      ) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    #: drop selected items whose score is -inf (the library does not rank them)
-    _drop_minus_inf: ClassVar[bool] = True
-
     # -- the protocol --------------------------------------------------------------------
     def _known(self, users: Any) -> tuple[pd.Index, np.ndarray]:
         """The requested users, and the codes of those the model knows (-1: unknown)."""
@@ -139,7 +136,7 @@ class LibraryAdapter(FittedIds):
         ties : {"stable", "random"}
             Order of items with equal scores: ascending item id, or seeded random.
         seed : int, optional
-            Seed of ``ties="random"``.
+            Seed of ``ties="random"`` (required there).
 
         Returns
         -------
@@ -154,11 +151,8 @@ class LibraryAdapter(FittedIds):
         off, excl = exclusion_csr(exclude, known, self.items_)
         block = top_k_scores(self._scorer, codes[rows], len(self.items_), k,
                              exclude_indptr=off, exclude_indices=excl, ties=ties, seed=seed)
-        warn_ties(block.tied_users, len(rows), k, block.tie_policy)
-        keep = np.isfinite(block.scores) if self._drop_minus_inf else \
-            np.ones(len(block.scores), dtype=bool)
-        return frame(known, block.rows[keep], self.items_, block.items[keep],
-                     block.scores[keep])
+        warn_ties(repr(self), block, k)
+        return frame(known, block.rows, self.items_, block.items, block.scores)
 
     def score(self, pairs: Any) -> pd.DataFrame:
         """The ranking score of each (user, item) pair: ``user_id, item_id, score``.
