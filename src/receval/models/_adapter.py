@@ -94,6 +94,11 @@ class LibraryAdapter(FittedIds):
         """The adapter's parameters: the wrapped model's repr and the policies."""
         return {"model": repr(self.model), "unknown_users": self.unknown_users}
 
+    def _require_fitted(self) -> None:
+        if not hasattr(self, "items_"):
+            raise InvalidModelError(f"{self!r} is not fitted: call fit(train) first",
+                                    parameter="model")
+
     # -- what subclasses provide -------------------------------------------------------
     def _scorer(self, codes: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError

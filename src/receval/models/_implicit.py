@@ -88,6 +88,7 @@ class Implicit(LibraryAdapter):
     def fit(self, train: Any) -> Implicit:
         """Fit the wrapped model on the user x item confidence matrix of ``train``."""
         import scipy.sparse as sp
+        from implicit.nearest_neighbours import ItemItemRecommender
         from threadpoolctl import threadpool_limits
 
         table = interactions(train, rating=False)
@@ -96,8 +97,10 @@ class Implicit(LibraryAdapter):
         self._index(table)
         conf = self._confidences(train, len(table))
         shape = (len(self.users_), len(self.items_))
+        # factor models fit on float32, the item-item models' kernels on float64
+        dtype = np.float64 if isinstance(self.model, ItemItemRecommender) else np.float32
         user_items = sp.csr_matrix((conf, (self.user_codes_, self.item_codes_)), shape=shape,
-                                   dtype=np.float32)
+                                   dtype=dtype)
         user_items.sum_duplicates()
         self.user_items_ = user_items
         # implicit asks for a single-threaded BLAS while it fits (its own threads do the work)
