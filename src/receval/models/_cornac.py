@@ -75,8 +75,9 @@ class Cornac(LibraryAdapter):
 
     extra = "cornac"
 
-    def __new__(cls, model: Any, *, rating: str | None = "rating",
+    def __new__(cls, model: Any = None, *, rating: str | None = "rating",
                 rating_model: bool | None = None, unknown_users: str = "skip") -> Cornac:
+        # (copy and pickle call __new__ with the class alone: the class is already chosen)
         if cls is Cornac and _predicts(model, rating_model):
             cls = CornacRating
         return super().__new__(cls)

@@ -63,8 +63,9 @@ class LensKit(LibraryAdapter):
 
     extra = "lenskit"
 
-    def __new__(cls, model: Any, *, rating: str | None = "rating",
+    def __new__(cls, model: Any = None, *, rating: str | None = "rating",
                 unknown_users: str = "skip") -> LensKit:
+        # (copy and pickle call __new__ with the class alone: the class is already chosen)
         if cls is LensKit and _predicts(model):
             cls = LensKitRating
         return super().__new__(cls)
