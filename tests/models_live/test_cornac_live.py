@@ -121,7 +121,8 @@ def test_unknown_users_and_bad_models():
     train = log(16)
     model = rv.models.Cornac(BPR(k=4, max_iter=5, seed=0)).fit(train)
     got = model.recommend([train.user_id.iloc[0], "someone"], 5, exclude=train)
-    assert got["user_id"].nunique() == 1 and model.unknown_users_ == 1
+    assert got["user_id"].nunique() == 1
+    assert model.unknown_users_ == 1
     with pytest.raises(InvalidParameterError, match="not in the training data"):
         rv.models.Cornac(BPR(k=4, max_iter=5), unknown_users="error").fit(train).recommend(
             ["someone"], 5)
@@ -148,7 +149,7 @@ def test_unfitted_and_fit_raising():
         raise FloatingPointError("nan loss")
 
     model.model.fit = boom
-    with pytest.raises(InvalidModelError, match="MF.*nan loss") as info:
+    with pytest.raises(InvalidModelError, match=r"MF.*nan loss") as info:
         model.fit(log(17))
     assert isinstance(info.value.__cause__, FloatingPointError)
 
@@ -177,7 +178,8 @@ def test_copies_keep_the_kind_of_model():
 
     fitted = rv.models.Cornac(MF(k=4, max_iter=5, seed=0)).fit(log(19))
     for twin in (copy.deepcopy(fitted), pickle.loads(pickle.dumps(fitted))):
-        assert type(twin) is type(fitted) and hasattr(twin, "predict")
+        assert type(twin) is type(fitted)
+        assert hasattr(twin, "predict")
         pairs = log(19).head(5)
         np.testing.assert_array_equal(twin.predict(pairs)["score"],
                                       fitted.predict(pairs)["score"])

@@ -189,7 +189,7 @@ def test_unfitted_and_fit_raising():
         raise RuntimeError("solver diverged")
 
     model.model.fit = boom
-    with pytest.raises(InvalidModelError, match="AlternatingLeastSquares.*solver diverged") \
+    with pytest.raises(InvalidModelError, match=r"AlternatingLeastSquares.*solver diverged") \
             as info:
         model.fit(log(7))
     assert isinstance(info.value.__cause__, RuntimeError)

@@ -15,7 +15,8 @@ the scorer leaves unscored (NaN: no neighbours, no embedding) are not ranked, as
 (LensKit's own candidate selector leaves out the user's training items, i.e. ``exclude=
 train``) and ``ties=`` (LensKit's order of equal scores is not specified); the pipeline's
 ranker or reranker is not used. ``predict`` exists when the pipeline predicts ratings (a
-``"rating-predictor"`` node): LensKit's predictions, fallback included.
+``"rating-predictor"`` node): LensKit's predictions of every pair asked, fallback included
+(users and items not in ``train`` as well).
 """
 
 from __future__ import annotations
@@ -164,15 +165,27 @@ class LensKitRating(LensKit):
     def predict(self, pairs: Any) -> pd.DataFrame:
         """LensKit's rating prediction of each pair: ``user_id, item_id, score``.
 
-        Pairs with a user or item not in ``train``, and pairs LensKit leaves unpredicted,
-        are left out (missing predictions).
+        Every pair goes to the pipeline's ``"rating-predictor"`` (one run per user), users
+        and items not in ``train`` included: LensKit's fallback predicts them. Pairs LensKit
+        leaves unpredicted (NaN) are left out: missing predictions.
         """
-        table, u, i = self._pairs(pairs)
-        ok = (u >= 0) & (i >= 0)
-        values = self._per_user("rating-predictor", u[ok].astype(np.int64),
-                                i[ok].astype(np.int64))
-        out = table.loc[ok].reset_index(drop=True).assign(score=values)
-        return out.loc[np.isfinite(values)].reset_index(drop=True)
+        from lenskit.data import ItemList
+
+        self._require_fitted()
+        table = canonical(pairs, name="pairs")[["user_id", "item_id"]].reset_index(drop=True)
+        values = np.full(len(table), np.nan)
+        item_ids = table["item_id"].to_numpy()
+        groups = table.groupby("user_id", sort=False).indices
+        for user, rows in groups.items():  # one pipeline run per user
+            asked = pd.unique(item_ids[rows])
+            out = self.pipeline_.run("rating-predictor", query=_plain(user),
+                                     items=ItemList(item_ids=asked))
+            got = pd.Series(np.asarray(out.scores(), dtype=np.float64),
+                            index=pd.Index(out.ids())).groupby(level=0).first()
+            values[rows] = got.reindex(pd.Index(item_ids[rows])).to_numpy()
+        keep = np.isfinite(values)
+        self.unpredicted_ = int((~keep).sum())
+        return table.assign(score=values).loc[keep].reset_index(drop=True)
 
 
 def _predicts(model: Any) -> bool:
