@@ -183,3 +183,13 @@ def test_copies_keep_the_kind_of_model():
         pairs = log(19).head(5)
         np.testing.assert_array_equal(twin.predict(pairs)["score"],
                                       fitted.predict(pairs)["score"])
+
+
+def test_parameters_and_repr():
+    model = rv.models.Cornac(BPR(k=4, max_iter=7, seed=3), rating=None)
+    assert repr(model).startswith("Cornac(BPR(")
+    assert "k=4" in repr(model)
+    assert "max_iter=7" in repr(model)
+    assert model.get_params() == {"model": model.model, "rating": None, "rating_model": None,
+                                  "unknown_users": "skip"}
+    assert model.get_params(deep=True)["model__seed"] == 3

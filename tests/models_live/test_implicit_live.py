@@ -227,3 +227,16 @@ def test_missing_library_names_the_extra(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "implicit", None)
     with pytest.raises(BackendUnavailableError, match=r'pip install "receval\[implicit\]"'):
         rv.models.Implicit(object())
+
+
+def test_parameters_and_repr():
+    model = rv.models.Implicit(AlternatingLeastSquares(factors=8, regularization=10.0),
+                               weight="rating")
+    # repr: the wrapped model's parameters that differ from implicit's defaults
+    assert repr(model) == "Implicit(AlternatingLeastSquares(factors=8, regularization=10.0))"
+    params = model.get_params()
+    assert params == {"model": model.model, "weight": "rating", "unknown_users": "skip"}
+    assert repr(type(model)(**params)) == repr(model)   # scikit-learn's convention
+    deep = model.get_params(deep=True)
+    assert deep["model__factors"] == 8
+    assert deep["model__iterations"] == 15

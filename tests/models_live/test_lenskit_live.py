@@ -130,3 +130,11 @@ def test_frame_of_ids_round_trips():
     got = model.recommend(users, 3)
     assert set(got["user_id"]) <= set(users)
     assert set(got["item_id"]) <= set(train["item_id"])
+
+
+def test_parameters_and_repr():
+    model = rv.models.LensKit(ImplicitMFScorer(embedding_size=8))
+    assert repr(model) == "LensKit(ImplicitMFScorer(embedding_size=8))"
+    assert model.get_params(deep=True)["model__embedding_size"] == 8
+    piped = rv.models.LensKit(topn_pipeline(ItemKNNScorer(k=7)))
+    assert repr(piped) == "LensKit(Pipeline(scorer=ItemKNNScorer(k=7)))"

@@ -21,6 +21,7 @@ library leaves unscored, and records their number in ``unknown_pairs_``.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, ClassVar
@@ -87,12 +88,24 @@ class LibraryAdapter(FittedIds):
         self.model = model
         self.unknown_users = unknown_users
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({type(self.model).__name__})"
+    #: the constructor parameters (scikit-learn's convention: stored under their names)
+    _params: ClassVar[tuple[str, ...]] = ("model", "unknown_users")
 
-    def get_params(self) -> dict[str, Any]:
-        """The adapter's parameters: the wrapped model's repr and the policies."""
-        return {"model": repr(self.model), "unknown_users": self.unknown_users}
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in changed_params(self.model).items())
+        return f"{type(self).__name__}({type(self.model).__name__}({inner}))"
+
+    def get_params(self, deep: bool = False) -> dict[str, Any]:
+        """The constructor parameters (scikit-learn's ``get_params``).
+
+        With ``deep=True`` also the wrapped model's hyper-parameters as ``model__<name>``
+        (its ``__init__`` parameters stored on attributes of the same name, or a LensKit
+        component's ``config``).
+        """
+        params = {name: getattr(self, name) for name in self._params}
+        if deep:
+            params.update({f"model__{k}": v for k, v in library_params(self.model).items()})
+        return params
 
     def _require_fitted(self) -> None:
         if not hasattr(self, "items_"):
@@ -185,3 +198,47 @@ def dense_from_sparse(matrix: Any, fill: float = 0.0) -> np.ndarray:
         stored[coo.row, coo.col] = True
         dense[~stored] = fill
     return dense
+
+
+def library_params(model: Any) -> dict[str, Any]:
+    """A library model's hyper-parameters: a LensKit ``config``, or its ``__init__`` names."""
+    if callable(getattr(model, "nodes", None)):  # a LensKit pipeline: its config is the graph
+        return {}
+    dump = getattr(getattr(model, "config", None), "model_dump", None)
+    if callable(dump):
+        return dict(dump())
+    try:
+        signature = inspect.signature(type(model).__init__)
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return {}
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {p.name: getattr(model, p.name) for p in list(signature.parameters.values())[1:]
+            if p.kind in kinds and hasattr(model, p.name)}
+
+
+def changed_params(model: Any) -> dict[str, Any]:
+    """The hyper-parameters of ``model`` that differ from their defaults (for ``repr``)."""
+    params = library_params(model)
+    defaults: dict[str, Any] = {}
+    config: Any = getattr(model, "config", None)
+    if callable(getattr(config, "model_dump", None)):
+        try:
+            defaults = type(config)().model_dump()
+        except Exception:  # a config without defaults for every field: show them all
+            defaults = {}
+    else:
+        try:
+            signature = inspect.signature(type(model).__init__)
+            defaults = {p.name: p.default for p in signature.parameters.values()
+                        if p.default is not inspect.Parameter.empty}
+        except (TypeError, ValueError):  # pragma: no cover
+            defaults = {}
+    out = {}
+    for name, value in params.items():
+        try:
+            same = name in defaults and bool(defaults[name] == value)
+        except Exception:  # arrays and other values without a plain ==
+            same = False
+        if not same:
+            out[name] = value
+    return out

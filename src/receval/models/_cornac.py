@@ -103,10 +103,7 @@ class Cornac(LibraryAdapter):
         self.rating = rating
         self.rating_model = rating_model
 
-    def get_params(self) -> dict[str, Any]:
-        """The adapter's parameters (the wrapped model's repr, rating column, policies)."""
-        return {**super().get_params(), "rating": self.rating,
-                "rating_model": self.rating_model}
+    _params = ("model", "rating", "rating_model", "unknown_users")
 
     def fit(self, train: Any) -> Cornac:
         """Fit the wrapped model on a Cornac ``Dataset`` of the training rows."""

@@ -81,9 +81,7 @@ class Implicit(LibraryAdapter):
         super().__init__(model, unknown_users=unknown_users)
         self.weight = weight
 
-    def get_params(self) -> dict[str, Any]:
-        """The adapter's parameters (the wrapped model's repr, weight, policies)."""
-        return {**super().get_params(), "weight": self.weight}
+    _params = ("model", "weight", "unknown_users")
 
     def fit(self, train: Any) -> Implicit:
         """Fit the wrapped model on the user x item confidence matrix of ``train``."""

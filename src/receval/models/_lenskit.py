@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from receval.exceptions import InvalidModelError, InvalidParameterError
-from receval.models._adapter import LibraryAdapter, fit_or_raise, library
+from receval.models._adapter import LibraryAdapter, changed_params, fit_or_raise, library
 from receval.models._data import canonical, interactions
 
 __all__ = ["RATING_SCORERS", "LensKit"]
@@ -95,9 +95,15 @@ class LensKit(LibraryAdapter):
         super().__init__(model, unknown_users=unknown_users)
         self.rating = rating
 
-    def get_params(self) -> dict[str, Any]:
-        """The adapter's parameters (the wrapped model's repr, rating column, policies)."""
-        return {**super().get_params(), "rating": self.rating}
+    _params = ("model", "rating", "unknown_users")
+
+    def __repr__(self) -> str:
+        node = getattr(self.model, "node", None)
+        if not callable(node):
+            return super().__repr__()
+        scorer = getattr(node("scorer"), "component", None)  # a pipeline: name its scorer
+        inner = ", ".join(f"{k}={v!r}" for k, v in changed_params(scorer).items())
+        return f"{type(self).__name__}(Pipeline(scorer={type(scorer).__name__}({inner})))"
 
     def fit(self, train: Any) -> LensKit:
         """Train the pipeline on a LensKit ``Dataset`` of the training rows."""
