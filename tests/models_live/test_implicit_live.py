@@ -160,6 +160,10 @@ def test_unknown_users_skipped_and_counted_or_an_error():
     with pytest.raises(InvalidParameterError, match="not in the training data") as info:
         strict.recommend([known, -1, 99999], 5)
     assert info.value.n_bad == 2
+    nobody = model.recommend([-1, -2], 5, exclude=train)   # only unknown users: no rows
+    assert nobody.empty
+    assert list(nobody.columns) == ["user_id", "item_id", "score"]
+    assert model.unknown_users_ == 2
     pairs = pd.DataFrame({"user_id": [known, -1, known], "item_id": [5000, 5000, -7]})
     assert len(model.score(pairs)) == 1
     assert model.unknown_pairs_ == 2

@@ -137,4 +137,4 @@ def test_parameters_and_repr():
     assert repr(model) == "LensKit(ImplicitMFScorer(embedding_size=8))"
     assert model.get_params(deep=True)["model__embedding_size"] == 8
     piped = rv.models.LensKit(topn_pipeline(ItemKNNScorer(k=7)))
-    assert repr(piped) == "LensKit(Pipeline(scorer=ItemKNNScorer(k=7)))"
+    assert repr(piped) == "LensKit(Pipeline(scorer=ItemKNNScorer(max_nbrs=7)))"  # its config name
