@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import (
@@ -244,3 +246,35 @@ def test_parameters_and_repr():
     deep = model.get_params(deep=True)
     assert deep["model__factors"] == 8
     assert deep["model__iterations"] == 15
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), k=st.integers(1, 12), str_ids=st.booleans(),
+       factors=st.booleans())
+def test_recommend_is_the_sorted_scores_of_every_allowed_pair(seed, k, str_ids, factors):
+    # brute force: score() of every (user, item) pair, excluded pairs dropped, sorted by
+    # (score descending, item id ascending: ties="stable"), the first k of each user
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    train = pd.DataFrame({"user_id": rng.integers(0, 8, n), "item_id": rng.integers(0, 12, n)})
+    if str_ids:
+        train = train.assign(user_id="u" + train.user_id.astype(str),
+                             item_id="i" + train.item_id.astype(str))
+    lib = (AlternatingLeastSquares(factors=3, iterations=2, random_state=0) if factors
+           else ItemItemRecommender(K=4))
+    model = rv.models.Implicit(lib).fit(train)
+    exclude = train.sample(frac=0.5, random_state=seed % 1000)
+    users = train["user_id"].unique()
+    every = pd.MultiIndex.from_product([users, model.items_], names=["user_id", "item_id"])
+    scored = model.score(every.to_frame(index=False))
+    allowed = scored.merge(exclude[["user_id", "item_id"]].drop_duplicates(), how="left",
+                           indicator=True)
+    allowed = allowed[allowed["_merge"] == "left_only"].drop(columns="_merge")
+    expected = (allowed.assign(neg=-allowed["score"])
+                .sort_values(["user_id", "neg", "item_id"], kind="stable")
+                .groupby("user_id").head(k).drop(columns="neg").reset_index(drop=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TiesAtCutoffWarning)
+        got = model.recommend(users, k, exclude=exclude)
+    assert got[["user_id", "item_id"]].equals(expected[["user_id", "item_id"]])
+    np.testing.assert_allclose(got["score"], expected["score"], rtol=1e-12)
