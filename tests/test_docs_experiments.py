@@ -29,6 +29,7 @@ def _pairs() -> list[tuple[str, str | None]]:
 def test_experiments_page_runs_and_prints_what_it_shows():
     pytest.importorskip("surprise")
     pytest.importorskip("sklearn")
+    pytest.importorskip("implicit")  # the implicit example (CI installs receval[implicit])
     namespace: dict[str, object] = {"__name__": "docs_experiments"}
     for code, expected in _pairs():
         buffer = io.StringIO()

@@ -1,4 +1,4 @@
-"""Models for offline experiments: the protocol, vectorised baselines, a Surprise adapter.
+"""Models for offline experiments: the protocol, vectorised baselines, library adapters.
 
 A model is anything with ``fit(train)`` and ``recommend(users, k, exclude=None)`` and/or
 ``predict(pairs)`` (:class:`Recommender`, :class:`Predictor`); :func:`receval.cross_validate`
@@ -16,9 +16,12 @@ walk per user, never a per-user Python loop.
 """
 
 from receval.models._baselines import GlobalMean, ItemMean, MostPopular, Random, UserMean
+from receval.models._cornac import Cornac
 from receval.models._data import ModelOutputError
+from receval.models._implicit import Implicit
+from receval.models._lenskit import LensKit
 from receval.models._protocol import Model, Predictor, Recommender
 from receval.models._surprise import Surprise
 
-__all__ = ["GlobalMean", "ItemMean", "Model", "ModelOutputError", "MostPopular", "Predictor",
-           "Random", "Recommender", "Surprise", "UserMean"]
+__all__ = ["Cornac", "GlobalMean", "Implicit", "ItemMean", "LensKit", "Model", "ModelOutputError",
+           "MostPopular", "Predictor", "Random", "Recommender", "Surprise", "UserMean"]

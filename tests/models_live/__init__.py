@@ -1,0 +1,1 @@
+"""Live tests of the library adapters (rv.models.Implicit, Cornac, LensKit) against each library."""
