@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from functools import partial
 import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
