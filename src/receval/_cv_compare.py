@@ -50,7 +50,7 @@ def compare_cv(cv: CrossValidation, **options: Any) -> Comparison:
     notes: list[str] = []
     left_out: dict[str, list[str]] = {}
     for i, metric in enumerate(requested):
-        name = metric.label if isinstance(metric, Metric) else str(metric)
+        name = _label(metric, [by_model[m][0] for m in have[i]])
         missing = [m for m in cv.models if m not in have[i]]
         if missing:
             left_out[name] = missing
@@ -73,6 +73,20 @@ def compare_cv(cv: CrossValidation, **options: Any) -> Comparison:
              for models, group in sorted(groups.items(), key=lambda g: -len(g[0]))]
     return _merge(parts, cv.models, correction, options.get("alpha", 0.05),
                   {"left_out": left_out, "notes": notes})
+
+
+def _label(metric: Any, results: list[EvaluationResult]) -> str:
+    """The canonical label of a requested metric (``recall@5`` -> ``Recall@5``)."""
+    if results:
+        return str(results[0]._label(metric))
+    if isinstance(metric, Metric):
+        return metric.label
+    try:
+        from receval.metrics import parse
+
+        return parse(metric).label
+    except Exception:  # a name only a convention knows: as given
+        return str(metric)
 
 
 def _merge(parts: list[Comparison], order: list[str], correction: str | None,
