@@ -114,7 +114,10 @@ def guarded(name: str, method: str, fold: int | None, call: Callable[[], _T]) ->
     try:
         return call()
     except RecevalError as exc:
-        named = copy.copy(exc)
+        try:
+            named = copy.copy(exc)
+        except Exception:  # a subclass with its own constructor: an InvalidModelError
+            named = InvalidModelError(f"{exc}", parameter="models", examples=[name])
         named.message = f"{where}: {exc.message}"
         named.args = (named.message,)
         raise named from exc
