@@ -32,7 +32,6 @@ from receval._result import EvaluationResult
 from receval.exceptions import InvalidParameterError, warn
 from receval.metrics import Metric, parse
 from receval.models._base import check_k, rank_by_predict
-from receval.models._check import guarded
 from receval.models._data import (
     ModelOutputError,
     canonical,
@@ -40,6 +39,7 @@ from receval.models._data import (
     check_recommendations,
     exclusion_csr,
 )
+from receval.models._guard import guarded
 from receval.models._params import clone
 
 __all__ = ["cross_validate"]

@@ -16,7 +16,7 @@ from typing import Any
 from receval._evaluate import evaluate
 from receval.exceptions import DataWarning, InvalidModelError, InvalidParameterError, warn
 from receval.metrics import Metric
-from receval.models._check import as_model
+from receval.models._guard import as_model
 from receval.models._params import constructor_params, param_repr
 
 __all__ = ["check_cutoffs", "check_models", "check_options", "check_rating_only",
