@@ -507,3 +507,24 @@ def test_cli_method_is_the_compare_declaration() -> None:
     for name in ("method", "correction"):
         a, b = option(_compare.compare, name), option(_cv.cv, name)
         assert (a.default, a.help) == (b.default, b.help)
+
+
+def test_cli_imports_a_model_from_the_current_directory(
+        ratings_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "my_cv_models.py").write_text(
+        "import receval as rv\n\n\n"
+        "class Shrunk(rv.models.ItemMean):\n"
+        "    def __init__(self, beta=0.0):\n"
+        "        super().__init__(shrinkage=beta)\n"
+        "        self.beta = beta\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    out = run("cv", str(ratings_file), "--model", "mine=my_cv_models:Shrunk(beta=5)",
+              "--model", "item-mean:shrinkage=5", "-m", "rmse", "--folds", "2",
+              "--format", "csv")
+    assert out.exit_code == 0, out.output
+    import io
+
+    got = pd.read_csv(io.StringIO(out.stdout)).set_index(["model", "fold"])["RMSE"]
+    np.testing.assert_allclose(got.loc["mine"].to_numpy(),
+                               got.loc["item-mean:shrinkage=5"].to_numpy(), rtol=1e-12)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import time
@@ -123,9 +124,15 @@ def cv(data: Path, model_specs: tuple[str, ...], metrics: tuple[str, ...], folds
 
 
 def _models(specs: tuple[str, ...], seed: int) -> dict[str, Any]:
-    """Name -> model of the ``--model`` options; a name given twice is an error."""
+    """Name -> model of the ``--model`` options; a name given twice is an error.
+
+    The current directory is importable (as ``python -m`` makes it), so that
+    ``--model mymodels:MyModel(...)`` finds ``./mymodels.py``.
+    """
     import receval as rv
 
+    if "" not in sys.path and os.getcwd() not in sys.path:  # mymodels:MyModel from here
+        sys.path.insert(0, os.getcwd())
     models: dict[str, Any] = {}
     for value in specs:
         name, model = parse_model_option(value, seed)
