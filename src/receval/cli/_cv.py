@@ -63,7 +63,8 @@ def parse_model_option(value: str, seed: int) -> tuple[str, Any]:
 @click.option("--by", type=click.Choice(["rows", "users"]), default="rows", show_default=True,
               help="Fold the rows, or the users (all of a user's rows in one test fold).")
 @click.option("--seed", default=0, show_default=True,
-              help="Seed of the folds and of the random model.")
+              help="Seed of the folds, of the tests, and of the models whose spec leaves "
+                   "their seed (random_state) unset.")
 @click.option("-k", default=10, show_default=True, help="Length of the recommendation lists.")
 @click.option("--include-seen", is_flag=True,
               help="Do not leave each user's training items out of their lists.")
