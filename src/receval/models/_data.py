@@ -212,7 +212,7 @@ def _check_ids(frame: pd.DataFrame, where: str, role: str, reference: pd.Index |
     if reference is None or not len(reference) or not len(frame):
         return
     col = f"{role}_id"
-    mine, theirs = id_kind(frame[col]), id_kind(pd.Series(reference[:10_000]))
+    mine, theirs = id_kind(frame[col].iloc[:10_000]), id_kind(pd.Series(reference[:10_000]))
     if mine != theirs:
         raise ModelOutputError(
             f"{where} returned {role} ids of type {mine} ({frame[col].dtype}, e.g. "
