@@ -97,6 +97,13 @@ def test_from_spec_values_are_literals():
     ("item-mean:**{'a': 1}", InvalidParameterError, ["**mappings"]),
     ("item-mean:shrinkage=", InvalidParameterError, ["not a call"]),
     ("item-mean(shrinkage=1", InvalidParameterError, ["not a call", "never closed"]),
+    # one list of parameters, never a second call or attribute that would drop the first
+    ("item-mean(shrinkage=1)()", InvalidParameterError, ["one list of parameters"]),
+    ("item-mean(shrinkage=1).real", InvalidParameterError, ["one list of parameters"]),
+    ("random(seed=1) + 1", InvalidParameterError, ["one list of parameters"]),
+    ("item-mean:shrinkage=1)(", InvalidParameterError, ["one list of parameters"]),
+    ("receval.models:ItemMean(shrinkage=1)()", InvalidModelError, ["expected a class name"]),
+    ("receval.models:ItemMean(shrinkage=1) + 1", InvalidModelError, ["expected a class name"]),
     ("item-mean:shrinkage=__import__('os')", InvalidParameterError,
      ["not a literal", "__import__('os')", "position 20"]),
     ("item-mean:shrinkage=1+open('x').read()", InvalidParameterError, ["not a literal"]),
