@@ -1,4 +1,4 @@
-"""Tracking a study in MLflow (``pip install 'receval[mlflow]'``; ``[outputs] tracking = "mlflow"``).
+"""Tracking a study in MLflow (extra ``receval[mlflow]``; ``[outputs] tracking = "mlflow"``).
 
 One parent run per study (the resolved config as params, each model's mean per metric,
 ``run.json``, ``report.html`` and ``per_user.parquet`` as artifacts), one child run per
