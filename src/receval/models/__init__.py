@@ -17,8 +17,10 @@ walk per user, never a per-user Python loop.
 
 from receval.models._baselines import GlobalMean, ItemMean, MostPopular, Random, UserMean
 from receval.models._data import ModelOutputError
+from receval.models._params import Params, clone
 from receval.models._protocol import Model, Predictor, Recommender
+from receval.models._spec import from_spec
 from receval.models._surprise import Surprise
 
-__all__ = ["GlobalMean", "ItemMean", "Model", "ModelOutputError", "MostPopular", "Predictor",
-           "Random", "Recommender", "Surprise", "UserMean"]
+__all__ = ["GlobalMean", "ItemMean", "Model", "ModelOutputError", "MostPopular", "Params",
+           "Predictor", "Random", "Recommender", "Surprise", "UserMean", "clone", "from_spec"]

@@ -17,6 +17,7 @@ import pandas as pd
 from receval.exceptions import InvalidParameterError
 from receval.models._base import FittedIds, check_k, frame, requested_users
 from receval.models._data import exclusion_csr, interactions, sorted_unique
+from receval.models._params import Params
 from receval.models._topk import top_k_pairs
 
 __all__ = ["GlobalMean", "ItemMean", "MostPopular", "Random", "UserMean"]
@@ -25,7 +26,7 @@ __all__ = ["GlobalMean", "ItemMean", "MostPopular", "Random", "UserMean"]
 _CELLS_PER_CHUNK = 1 << 21
 
 
-class Random(FittedIds):
+class Random(Params, FittedIds):
     """Recommend items in a random order: a uniform random score per (user, item).
 
     The scores of a call come from ``numpy.random.default_rng(seed)``: one row of
@@ -77,7 +78,7 @@ class Random(FittedIds):
                      np.concatenate(values))
 
 
-class MostPopular(FittedIds):
+class MostPopular(Params, FittedIds):
     """Recommend the most popular training items the user has not excluded.
 
     Popularity is the number of distinct training users of the item (``by="users"``, the
@@ -118,7 +119,7 @@ class MostPopular(FittedIds):
         return self._ranked(users, k, exclude, self.order_, self.counts_)
 
 
-class _MeanPredictor(FittedIds):
+class _MeanPredictor(Params, FittedIds):
     """Shared by the mean predictors: the global mean and the fallback accounting."""
 
     mean_: float

@@ -14,13 +14,14 @@ import pandas as pd
 from receval.exceptions import BackendUnavailableError, InvalidParameterError
 from receval.models._base import FittedIds, check_k, rank_by_predict, requested_users
 from receval.models._data import exclusion_csr, interactions
+from receval.models._params import Params
 
 __all__ = ["Surprise"]
 
 _CANDIDATES = ("unseen", "all")
 
 
-class Surprise(FittedIds):
+class Surprise(Params, FittedIds):
     """Adapter for a Surprise prediction algorithm (any ``surprise.AlgoBase``).
 
     ``fit`` builds a Surprise ``Reader`` whose ``rating_scale`` is the (min, max) of the
@@ -62,9 +63,6 @@ class Surprise(FittedIds):
                 parameter="candidates", examples=[candidates])
         self.algo = algo
         self.candidates = candidates
-
-    def __repr__(self) -> str:
-        return f"Surprise({type(self.algo).__name__})"
 
     def fit(self, train: Any) -> Surprise:
         """Fit ``algo`` on ``train`` (``user_id, item_id, rating``) with its own scale."""
