@@ -147,9 +147,9 @@ def _seeds(config: dict[str, Any], models: Mapping[str, Any]) -> dict[str, Any]:
     if config["data"]["dataset"] == "sample_ratings":
         seeds["data"] = config["data"]["params"].get("seed", 7)
     for name, params in models.items():
-        for key in ("seed", "random_state"):
-            if key in params:
-                seeds[f"models.{name}.{key}"] = params[key]
+        for key, value in params.items():
+            if key.endswith(("seed", "random_state")):
+                seeds[f"models.{name}.{key}"] = value
     return plain(seeds)
 
 

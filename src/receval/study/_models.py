@@ -19,24 +19,9 @@ __all__ = ["build", "check_models", "model_params"]
 
 
 def _from_spec(spec: Any) -> Any:
-    import receval.models
+    from receval.models import from_spec
 
-    from_spec = getattr(receval.models, "from_spec", None)
-    if from_spec is None:  # TEMPORARY, until issue-24-ergonomics (rv.models.from_spec) merges
-        return _builtin(spec)
     return from_spec(spec)
-
-
-def _builtin(spec: dict[str, Any]) -> Any:  # TEMPORARY: the built-ins only, no inline params
-    import receval.models as m
-
-    classes = {"random": m.Random, "most-popular": m.MostPopular, "popular": m.MostPopular,
-               "global-mean": m.GlobalMean, "user-mean": m.UserMean, "item-mean": m.ItemMean}
-    name = spec["model"]
-    if name not in classes:
-        raise m.ModelOutputError(f"unknown model {name!r}; known: {', '.join(classes)}",
-                                 parameter="model", examples=[name])
-    return classes[name](**spec["params"])
 
 
 def _wrap(name: str, exc: Exception) -> ConfigError:
@@ -65,14 +50,17 @@ def _constructor(model: Any) -> inspect.Signature | None:
 
 
 def model_params(model: Any) -> dict[str, Any]:
-    """The model's hyper-parameters (``get_params()`` when it has one, else its repr)."""
+    """The model's ``repr`` and its scalar hyper-parameters (``get_params(deep=True)``)."""
+    out: dict[str, Any] = {"repr": repr(model)}
     get = getattr(model, "get_params", None)
     if callable(get):
         try:
-            return {str(k): v for k, v in dict(get()).items()}
-        except Exception:  # a third-party get_params; the repr says enough
-            pass
-    return {"repr": repr(model)}
+            params = dict(get(deep=True))
+        except TypeError:  # a get_params without deep=
+            params = dict(get())
+        out.update({str(k): v for k, v in params.items()
+                    if v is None or isinstance(v, (bool, int, float, str))})
+    return out
 
 
 def _check_value(value: Any, default: Any, where: str) -> None:

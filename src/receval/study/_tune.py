@@ -114,20 +114,10 @@ def _builder(model: Any) -> Callable[[dict[str, Any]], Any]:
                                 else dict(model))
         return lambda point: _from_spec({"model": spec["model"],
                                          "params": {**spec.get("params", {}), **point}})
-    import receval.models
-
-    clone = getattr(receval.models, "clone", None)
+    from receval.models import clone
 
     def build(point: dict[str, Any]) -> Any:
-        fresh = clone(model) if clone is not None else copy.deepcopy(model)
-        if callable(getattr(fresh, "set_params", None)):
-            return fresh.set_params(**point) or fresh
-        for name, value in point.items():  # TEMPORARY until rv.models.set_params merges
-            if not hasattr(fresh, name):
-                raise InvalidParameterError(f"grid: {type(model).__name__} has no parameter "
-                                            f"{name!r}", parameter=f"grid.{name}")
-            setattr(fresh, name, value)
-        return fresh
+        return clone(model).set_params(**point)
 
     return build
 
