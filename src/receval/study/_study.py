@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 import sys
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from receval._cv import _warn_once
 from receval._cv_result import CrossValidation
 from receval.exceptions import ConfigError, RecevalError
 from receval.study._config import load, resolve
@@ -136,7 +138,10 @@ def run(config: str | os.PathLike[str] | Mapping[str, Any], *,
     check_models(resolved["models"])
     folds = make_folds(data.frame, resolved["split"])
     say(f"{len(data.frame):,} rows; {len(folds)} split(s) by {resolved['split']['method']}")
-    cv, tunings, params = _evaluate_models(resolved, data, folds, say)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cv, tunings, params = _evaluate_models(resolved, data, folds, say)
+    _warn_once(caught)
     comparison = _compare(resolved, cv)
     manifest = build_manifest(resolved, data, folds, cv, comparison, tunings, params)
     study = Study(cv, comparison, manifest, tunings, resolved, paths["run.json"].parent)

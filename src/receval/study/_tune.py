@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -198,26 +199,19 @@ def tune(model: Any, grid: Mapping[str, Any], data: Any, metric: str, *, split: 
     Tuning
         ``trials``, ``best`` (per fold), ``cv`` (the test evaluation), ``settings``.
     """
-    from receval._cv import _folds
+    from receval._cv import _folds, _warn_once
     from receval.metrics import parse
 
     grid = _check_grid(grid)
     build = _builder(model)
     higher = bool(getattr(parse(metric), "higher_is_better", True))
     folds = _folds(split, data)
-    rows, best, results = [], [], []
-    for f, fold in enumerate(folds):
-        train = fold.train if hasattr(fold, "train") else fold[0]
-        inner = _carve(train, fold, validation)
-        tried = _trials(build, grid, train, inner, metric, search, n_iter, seed, higher, name,
-                        k, exclude_seen, evaluate_options)
-        chosen = _best([score for _, score in tried], higher)
-        best.append(tried[chosen][0])
-        label = parse(metric).label
-        rows += [{"fold": f, "trial": t, **point, label: score, "best": t == chosen}
-                 for t, (point, score) in enumerate(tried)]
-        results.append(_test(build(tried[chosen][0]), name, data, fold, metrics or [metric],
-                             k, exclude_seen, evaluate_options))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows, best, results = _tune_folds(folds, build, grid, data, metric, validation, search,
+                                          n_iter, seed, higher, name, metrics, k,
+                                          exclude_seen, evaluate_options)
+    _warn_once(caught)
     cv = merge_cross_validations([{name: r} for r in results], by="fold")
     settings = {"metric": metric, "higher_is_better": higher, "search": search,
                 "n_iter": n_iter, "seed": seed, "grid": grid,
@@ -225,6 +219,32 @@ def tune(model: Any, grid: Mapping[str, Any], data: Any, metric: str, *, split: 
                 else repr(validation)}
     cv.settings["tuning"] = {name: {**settings, "best": best}}
     return Tuning(pd.DataFrame(rows), best, cv, settings)
+
+
+def _tune_folds(folds: list[Any], build: Callable[[dict[str, Any]], Any],
+                grid: dict[str, list[Any]], data: Any, metric: str, validation: Any,
+                search: str, n_iter: int | None, seed: int, higher: bool, name: str,
+                metrics: Any, k: int, exclude_seen: bool, evaluate_options: dict[str, Any]
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[CrossValidation]]:
+    """Every fold's trials, chosen point and test evaluation."""
+    from receval.metrics import parse
+
+    label = parse(metric).label
+    rows: list[dict[str, Any]] = []
+    best: list[dict[str, Any]] = []
+    results: list[CrossValidation] = []
+    for f, fold in enumerate(folds):
+        train = fold.train if hasattr(fold, "train") else fold[0]
+        inner = _carve(train, fold, validation)
+        tried = _trials(build, grid, train, inner, metric, search, n_iter, seed, higher, name,
+                        k, exclude_seen, evaluate_options)
+        chosen = _best([score for _, score in tried], higher)
+        best.append(tried[chosen][0])
+        rows += [{"fold": f, "trial": t, **point, label: score, "best": t == chosen}
+                 for t, (point, score) in enumerate(tried)]
+        results.append(_test(build(tried[chosen][0]), name, data, fold, metrics or [metric],
+                             k, exclude_seen, evaluate_options))
+    return rows, best, results
 
 
 def _carve(train: Any, fold: Any, validation: Any) -> Any:
