@@ -178,7 +178,7 @@ def test_config_files_toml_yaml_json(tmp_path):
     config, base = load(toml)
     assert base == tmp_path
     yaml = pytest.importorskip("yaml")
-    (tmp_path / "s.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     (tmp_path / "s.json").write_text(json.dumps(config))
     assert load(tmp_path / "s.yaml")[0] == config
     assert load(tmp_path / "s.json")[0] == config

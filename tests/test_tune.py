@@ -1,4 +1,4 @@
-"""``rv.tune``: validation carved from train only, best point chosen there, refitted, tested once."""
+"""``rv.tune``: validation carved from train only, the best point refitted and tested once."""
 
 from __future__ import annotations
 
@@ -50,7 +50,8 @@ def test_best_point_is_chosen_on_validation_and_tested_once(ratings):
         rows = trials[trials["fold"] == f]
         # rmse: lower is better; the chosen point has the smallest validation RMSE
         best = rows.loc[rows["RMSE"].idxmin()]
-        assert bool(best["best"]) and rows["best"].sum() == 1
+        assert bool(best["best"])
+        assert rows["best"].sum() == 1
         assert tuning.best[f] == {"shrinkage": best["shrinkage"]}
         # the test number is evaluate's on the refitted model
         model = rv.models.ItemMean(shrinkage=best["shrinkage"]).fit(fold.train)

@@ -105,12 +105,27 @@ def _results(cv: Any) -> dict[str, Any]:
         for f in range(cv.n_folds):
             ev = cv.results[(model, f)]
             folds.append({"fold": f, "values": plain(ev.to_dict()),
-                          "users": plain(ev.users), "per_user_sha256": frame_sha256(
+                          "users": _accounting(ev.users), "per_user_sha256": frame_sha256(
                               ev.per_user.reset_index())})
         out[model] = {"folds": folds, "summary": {
             label: {"mean": plain(float(summary.loc[model, (label, "mean")])),
                     "std": plain(float(summary.loc[model, (label, "std")]))}
             for label in cv.labels}}
+    return out
+
+
+def _accounting(users: Any) -> dict[str, Any]:
+    """The user accounting: counts, policies, and a SHA-256 of each list of user ids."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(users):
+        if f.name.startswith("_"):
+            continue
+        value = getattr(users, f.name)
+        if isinstance(value, pd.Index):
+            out[f.name] = len(value)
+            out[f"{f.name}_sha256"] = frame_sha256(pd.DataFrame({"user": value}))
+        else:
+            out[f.name] = plain(value)
     return out
 
 
