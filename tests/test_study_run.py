@@ -64,6 +64,12 @@ def test_outputs_folder(done):
     assert len(per_user) == sum(len(ev.per_user) for ev in done.cv.results.values())
     trials = pd.read_csv(done.folder / "trials.csv")
     assert len(trials) == 4  # 2 folds x 2 points
+    # the report and cv.settings show the grid, the validation scores and the chosen points
+    assert "Tuning trials of tuned" in (done.folder / "report.html").read_text()
+    tuning = done.cv.settings["tuning"]["tuned"]
+    assert tuning["grid"] == {"shrinkage": [0.0, 10.0]}
+    assert [t["RMSE"] for t in tuning["trials"]] == trials["RMSE"].tolist()
+    assert tuning["best"] == done.tuning["tuned"].best
 
 
 def test_manifest_content(done, ratings_csv):

@@ -109,6 +109,27 @@ def models_section(models: Sequence[str], settings: dict[str, Any]) -> Section:
     return sec.table(Table(["model", "parameters"], rows, caption="Models", id="models"))
 
 
+def tuning_section(tuning: dict[str, Any]) -> Section:
+    """Each tuned model: its grid, the validation score of every point, the chosen point."""
+    sec = Section("tuning", "Tuning")
+    sec.p("Parameters chosen on a validation part carved from each fold's training part "
+          "(never from its test part), then refitted on the whole training part and tested "
+          "once (receval.tune).", "lead")
+    for name, t in tuning.items():
+        grid = ", ".join(f"{k} in {list(v)!r}" for k, v in (t.get("grid") or {}).items())
+        direction = "highest" if t.get("higher_is_better", True) else "lowest"
+        sec.p(f"{name}: {t.get('search')} search over {grid}; the {direction} "
+              f"{t.get('metric')} on validation wins.")
+        rows = [[str(r.get("fold")), ", ".join(f"{k}={r[k]!r}" for k in t.get("grid") or {}),
+                 *(_measured(v) for k, v in r.items()
+                   if k not in ("fold", "trial", "best") and k not in (t.get("grid") or {})),
+                 "chosen" if r.get("best") else ""] for r in t.get("trials") or []]
+        sec.table(Table(["fold", "parameters", f"validation {t.get('metric')}", ""], rows,
+                        caption=f"Tuning trials of {name}", numeric=[2],
+                        id=f"tuning-{len(sec.blocks)}"))
+    return sec
+
+
 def _users_section(cv: Any) -> Section:
     users = Section("users", "Users per fold")
     urows = []
@@ -173,8 +194,9 @@ def cross_validation_page(cv: Any, *, title: str | None = None,
              for _, r in per_fold.iterrows()]
     folds.table(Table(["model", "fold", *labels], frows, caption="Values per fold",
                       numeric=list(range(2, 2 + len(labels))), id="per-fold"))
+    extra = [tuning_section(s["tuning"])] if s.get("tuning") else []
     return Page(title or "Cross-validation report", "cross-validation report",
-                [what, splits, models, _users_section(cv),
+                [what, splits, models, *extra, _users_section(cv),
                  _summary_section(cv, per_fold, summary), folds],
                 "Every number on this page was computed by receval.evaluate on each "
                 "model's recommendations on each fold.", stamp(generated))

@@ -10,7 +10,6 @@ search order on ties; NaN never best) is refitted on the whole ``train`` and eva
 
 from __future__ import annotations
 
-import copy
 import itertools
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -217,7 +216,7 @@ def tune(model: Any, grid: Mapping[str, Any], data: Any, metric: str, *, split: 
                 "n_iter": n_iter, "seed": seed, "grid": grid,
                 "validation": validation if isinstance(validation, dict) or validation is None
                 else repr(validation)}
-    cv.settings["tuning"] = {name: {**settings, "best": best}}
+    cv.settings["tuning"] = {name: {**settings, "best": best, "trials": rows}}
     return Tuning(pd.DataFrame(rows), best, cv, settings)
 
 
@@ -310,21 +309,23 @@ def merge_cross_validations(parts: list[dict[str, CrossValidation]], *, by: str
 
 def _merge_settings(into: dict[str, Any], more: dict[str, Any], f: int, by: str
                     ) -> dict[str, Any]:
-    if not into:
-        out = copy.copy(more)
-        out["models"] = dict(more["models"])
-        out["split_reports"] = list(more.get("split_reports", []))
-        for key in ("no_rating_metrics", "ranked_by_predict"):
-            out[key] = list(more.get(key, []))
-        out["fallbacks"] = dict(more.get("fallbacks", {}))
-        out["tuning"] = dict(more.get("tuning", {}))
-        return out
-    into["models"].update(more["models"])
-    if by == "fold":
-        into["split_reports"] += list(more.get("split_reports", []))
-    for key in ("no_rating_metrics", "ranked_by_predict"):
-        into[key] += [m for m in more.get(key, []) if m not in into[key]]
-    into["fallbacks"].update({(m, f if by == "fold" else fold): v
-                              for (m, fold), v in more.get("fallbacks", {}).items()})
-    into["tuning"].update(more.get("tuning", {}))
+    """Settings of several CrossValidations as one: mappings merged, lists joined.
+
+    Split reports are joined only when folds are stacked (``by="fold"``); the fallbacks'
+    ``(model, fold)`` keys are renumbered then.
+    """
+    for key, value in more.items():
+        if key == "fallbacks":
+            fallbacks = into.setdefault(key, {})
+            fallbacks.update({(m, f if by == "fold" else fold): v
+                              for (m, fold), v in value.items()})
+        elif key == "split_reports":
+            if by == "fold" or key not in into:
+                into[key] = [*into.get(key, []), *value]
+        elif isinstance(value, dict):
+            into[key] = {**into.get(key, {}), **value}
+        elif isinstance(value, list):
+            into[key] = [*into.get(key, []), *(v for v in value if v not in into.get(key, []))]
+        else:
+            into.setdefault(key, value)
     return into
