@@ -120,6 +120,22 @@ def test_rerun_detects_a_changed_input(tmp_path, ratings_csv):
     assert any(p.startswith("results.im.folds") for p in paths)
 
 
+def test_rerun_with_the_input_moved(tmp_path, ratings_csv):
+    data = tmp_path / "ratings.csv"
+    data.write_bytes(ratings_csv.read_bytes())
+    study = rv.run(toy_config(tmp_path / "out", data={"path": str(data)}), progress=False)
+    moved = tmp_path / "elsewhere.csv"
+    data.rename(moved)
+    out = CliRunner().invoke(cli, ["rerun", "-q", str(study.folder / "run.json"), "--data",
+                                   str(moved)], catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    moved.write_text(moved.read_text().replace(",5,", ",4,", 1))
+    out = CliRunner().invoke(cli, ["rerun", "-q", str(study.folder / "run.json"), "--data",
+                                   str(moved)], catch_exceptions=False)
+    assert out.exit_code == 1
+    assert "inputs.data.sha256 (the input changed)" in out.output
+
+
 def test_rerun_detects_a_changed_number(done, tmp_path):
     m = json.loads((done.folder / "run.json").read_text())
     old = m["results"]["pop"]["folds"][1]["values"]["NDCG@5"]

@@ -50,8 +50,10 @@ def run(config: Path | None, schema: bool, quiet: bool) -> None:
 
 @click.command(name="rerun")
 @click.argument("manifest", type=click.Path(path_type=Path))
+@click.option("--data", type=click.Path(path_type=Path), default=None,
+              help="Where the input file is now, if it moved (its hash is still checked).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def rerun(manifest: Path, quiet: bool) -> None:
+def rerun(manifest: Path, data: Path | None, quiet: bool) -> None:
     """Recompute every number of MANIFEST (a run.json) and compare, exactly.
 
     Exits 0 when every number is the same, 1 naming the first difference (and which input
@@ -62,7 +64,7 @@ def rerun(manifest: Path, quiet: bool) -> None:
 
     try:
         with recorded():
-            result = rv.rerun(manifest, progress=not quiet)
+            result = rv.rerun(manifest, data=data, progress=not quiet)
     except RecevalError as exc:
         fail(exc)
         return

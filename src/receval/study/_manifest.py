@@ -83,7 +83,7 @@ def versions() -> dict[str, str | None]:
     for name in ("receval", "numpy", "pandas", "scipy", "numba", "pyarrow",
                  "scikit-surprise"):
         out[name] = _version(name)
-    from receval import __version__
+    from receval._version import __version__
 
     out["receval"] = __version__
     return out

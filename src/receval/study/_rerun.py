@@ -90,10 +90,25 @@ def _walk(old: Any, new: Any, path: str) -> Iterator[Difference]:
         yield Difference(path, old, new)
 
 
+def _without_paths(value: Any) -> Any:
+    """``inputs`` without where the files were (their content is compared by hash)."""
+    if isinstance(value, Mapping):
+        return {k: _without_paths(v) for k, v in value.items() if k != "path"}
+    return value
+
+
 def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Difference]:
-    """Every difference of the compared sections, in order (inputs first)."""
-    return [d for section in COMPARED
-            for d in _walk(old.get(section), new.get(section), section)]
+    """Every difference of the compared sections, in order (inputs first).
+
+    Input files are compared by content (their SHA-256), not by where they are.
+    """
+    out = []
+    for section in COMPARED:
+        a, b = old.get(section), new.get(section)
+        if section == "inputs":
+            a, b = _without_paths(a), _without_paths(b)
+        out += list(_walk(a, b, section))
+    return out
 
 
 def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -120,6 +135,7 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def rerun(manifest: str | os.PathLike[str] | Mapping[str, Any], *,
+          data: str | os.PathLike[str] | None = None,
           folder: str | os.PathLike[str] | None = None, progress: bool = False) -> Rerun:
     """Recompute a study from its manifest and compare every number.
 
@@ -127,6 +143,9 @@ def rerun(manifest: str | os.PathLike[str] | Mapping[str, Any], *,
     ----------
     manifest : path or dict
         A ``run.json`` written by :func:`receval.run`, or its content.
+    data : path, optional
+        Where the input file (``[data] path``) is now, when it moved (another machine); its
+        content is still checked against the manifest's hash.
     folder : path, optional
         Where the rerun writes its outputs (default: a temporary folder, removed after).
     progress : bool
@@ -143,6 +162,8 @@ def rerun(manifest: str | os.PathLike[str] | Mapping[str, Any], *,
     old = dict(manifest) if isinstance(manifest, Mapping) else read_manifest(manifest)
     config = json.loads(json.dumps(old["config"]))
     config["outputs"]["tracking"] = None
+    if data is not None:
+        config["data"]["path"] = str(Path(os.fspath(data)).resolve())
     if folder is None:  # the numbers only: no report, no per-user table to throw away
         config["outputs"].update(report=False, per_user=False, tables=False)
     with tempfile.TemporaryDirectory(prefix="receval-rerun-") as tmp:
