@@ -62,4 +62,6 @@ def test_rolling_backtest(tmp_path):
     assert cuts == sorted(cuts)
     assert len(cuts) == 5  # origins 2024-03-01 + 61 days x 0..4, up to the log's end
     assert all(s["report"]["leakage_rows"] == 0 for s in study.manifest["splits"])
+    # the report plots each metric over the windows' origins
+    assert 'id="fig-over-time"' in (study.folder / "report.html").read_text()
     assert rv.rerun(study.folder / "run.json").identical

@@ -168,7 +168,22 @@ def _summary_section(cv: Any, per_fold: pd.DataFrame, summary: pd.DataFrame) -> 
                    if not math.isnan(float(summary.loc[m, (label, "mean")])))
                for label in plotted))
     fig = folds_figure(per_fold, plotted)
-    return summ.figure(Figure("fig-folds", to_svg(fig, alt=alt, prefix="folds"), alt + "."))
+    summ.figure(Figure("fig-folds", to_svg(fig, alt=alt, prefix="folds"), alt + "."))
+    reports = list(cv.settings.get("split_reports") or [])
+    if reports and all(getattr(r, "method", None) == "rolling" for r in reports):
+        from receval.report._figures import over_time_figure
+
+        origins = [r.cut_time for r in reports]
+        alt = ("Line plot per metric of each model's value per window, by the window's "
+               "origin: " + "; ".join(
+                   f"{label}: " + ", ".join(
+                       f"{m} " + " ".join(_measured(cv.results[(m, f)][label])
+                                          if label in cv.results[(m, f)] else "-"
+                                          for f in range(cv.n_folds)) for m in cv.models)
+                   for label in plotted))
+        fig = over_time_figure(per_fold, plotted, origins)
+        summ.figure(Figure("fig-over-time", to_svg(fig, alt=alt, prefix="time"), alt + "."))
+    return summ
 
 
 def cross_validation_page(cv: Any, *, title: str | None = None,
