@@ -28,9 +28,8 @@ def test_study_logged_to_a_file_store(tmp_path, monkeypatch):
     uri = (tmp_path / "mlruns").as_uri()
     config = toy_config(tmp_path / "out")
     config["models"]["tuned"] = {"model": "item-mean", "grid": {"shrinkage": [0.0, 5.0]}}
-    config["outputs"].update(tracking="mlflow", tracking_uri=uri, experiment="toy study",
-                             report=True)
-    study = rv.run(config, progress=False)
+    config["outputs"].update(tracking_uri=uri, experiment="toy study", report=True)
+    study = rv.run(config, progress=False, tracking="mlflow")
     client = MlflowClient(uri)
     experiment = client.get_experiment_by_name("toy study")
     runs = client.search_runs([experiment.experiment_id], max_results=100)
@@ -54,3 +53,8 @@ def test_study_logged_to_a_file_store(tmp_path, monkeypatch):
     logged = client.download_artifacts(parent.info.run_id, "run.json", str(tmp_path))
     with open(logged) as stream:
         assert json.load(stream)["results"] == study.manifest["results"]
+
+
+def test_tracking_keyword_is_checked(tmp_path):
+    with pytest.raises(rv.exceptions.ConfigError, match=r"tracking: .* is not one of mlflow"):
+        rv.run(toy_config(tmp_path / "out"), tracking="wandb")

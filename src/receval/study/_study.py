@@ -19,7 +19,7 @@ from typing import Any
 from receval._cv import _warn_once
 from receval._cv_result import CrossValidation
 from receval.exceptions import ConfigError, RecevalError
-from receval.study._config import load, resolve
+from receval.study._config import check_type, load, resolve
 from receval.study._data import StudyData, load_data
 from receval.study._manifest import build_manifest
 from receval.study._models import build, check_models, model_params
@@ -106,7 +106,7 @@ def _inputs(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(config: str | os.PathLike[str] | Mapping[str, Any], *,
-        progress: bool | None = None) -> Study:
+        progress: bool | None = None, tracking: str | None = None) -> Study:
     """Run the study that ``config`` describes and write its outputs.
 
     Parameters
@@ -116,6 +116,9 @@ def run(config: str | os.PathLike[str] | Mapping[str, Any], *,
         ``docs/studies.md`` and the JSON schema ``receval/study/config.schema.json``.
     progress : bool, optional
         Progress lines on stderr (default: when stderr is a terminal).
+    tracking : {"mlflow"}, optional
+        Log the study to MLflow, as ``[outputs] tracking = "mlflow"`` does (which it
+        overrides).
 
     Returns
     -------
@@ -132,6 +135,9 @@ def run(config: str | os.PathLike[str] | Mapping[str, Any], *,
     say = _Progress(sys.stderr.isatty() if progress is None else bool(progress))
     given, base = load(config)
     resolved = resolve(given, base)
+    if tracking is not None:
+        resolved["outputs"]["tracking"] = check_type(tracking, ("string",), "tracking",
+                                                     ("mlflow",))
     paths = check_folder(resolved["outputs"], _inputs(resolved))
     say(f"reading the data ({resolved['data']['dataset'] or resolved['data']['path']})")
     data = load_data(resolved["data"], resolved["filters"])
