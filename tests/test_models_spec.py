@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import InvalidModelError, InvalidParameterError
@@ -207,3 +209,36 @@ class TestSurprise:
         model = rv.models.Surprise(self.surprise.SVD())
         with pytest.raises(InvalidParameterError, match="no parameter 'lr_all'"):
             model.set_params(algo__lr_all=0.1)
+
+
+# -- properties -------------------------------------------------------------------------------
+
+BUILT = st.one_of(
+    st.builds(rv.models.Random, seed=st.integers(0, 2**63)),
+    st.builds(rv.models.MostPopular, by=st.sampled_from(["users", "rows"])),
+    st.just(rv.models.GlobalMean()),
+    st.builds(rv.models.UserMean, shrinkage=st.floats(0, 1e6, allow_nan=False)),
+    st.builds(rv.models.ItemMean, shrinkage=st.integers(0, 10**6)),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(model=BUILT)
+def test_repr_is_a_spec_that_rebuilds_the_model(model):
+    again = rv.models.from_spec(repr(model))
+    assert type(again) is type(model)
+    assert again.get_params() == model.get_params()
+    assert repr(rv.models.clone(model)) == repr(model)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("abcdeimnpr-_:=(),'\"[]{}0123456789. ")),
+                    max_size=40))
+def test_any_text_is_a_model_or_a_receval_error(text):
+    # never another exception, never code run: a model, or an error naming the spec
+    message, model = "", None
+    try:
+        model = rv.models.from_spec(text)
+    except rv.exceptions.RecevalError as error:
+        message = str(error)
+    assert "model spec" in message or callable(getattr(model, "fit", None))

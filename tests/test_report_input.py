@@ -78,13 +78,8 @@ def _doors(name: str, tmp: Path) -> dict[str, Callable[[], Any]]:
 
 DOORS = ["ev.report title", "cmp.report names", "cmp.report three systems", "cv.report names",
          "cmp.plot.means", "cv.plot.folds", "cmp.to_html"]
-# rv.cross_validate itself (receval/_cv.py, another branch) cannot hold a model name with a
-# lone surrogate (pandas' string index refuses it): the report never gets one to draw
-CV_SURROGATE = pytest.mark.xfail(strict=True, raises=UnicodeEncodeError,
-                                 reason="cross_validate fails on surrogate model names")
-CASES = [pytest.param(kind, door, marks=[CV_SURROGATE] if kind == "surrogate"
-                      and door.startswith("cv.") else [], id=f"{kind}-{door}")
-         for kind in NAMES for door in DOORS]
+# rv.cross_validate names a model with lone surrogates with U+FFFD (and warns), as compare does
+CASES = [pytest.param(kind, door, id=f"{kind}-{door}") for kind in NAMES for door in DOORS]
 
 
 @pytest.mark.parametrize(("kind", "door"), CASES)
@@ -295,8 +290,12 @@ def test_cv_report_says_how_the_folds_were_made_and_the_models_parameters(
     assert "rv.split.kfold(n_splits=2, by=&#39;rows&#39;, seed=1" in html
     assert "seed: 1." in html
     assert '<table id="splits">' in html
-    # without model_params (today's cross_validate): each model's repr
-    assert "Random(seed=0)" in html
+    # cross_validate records model_params (get_params): each parameter shown
+    assert "<td>seed=0</td>" in html
+    assert "their get_params()" in html
+    bare = dataclasses.replace(cv, settings={**cv.settings, "model_params": {}})
+    html = bare.report(tmp_path / "cv1.html").read_text(encoding="utf-8")
+    assert "Random(seed=0)" in html  # without model_params: each model's repr
     params = {"pop": {"by": "users"}, "rand": {"seed": 0, "ties": "stable"}}
     built = dataclasses.replace(cv, settings={**cv.settings, "model_params": params})
     html = built.report(tmp_path / "cv2.html").read_text(encoding="utf-8")

@@ -6,18 +6,26 @@ of :func:`receval.evaluate`: no metric is computed here.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import sys
+import re
 import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from receval._columns import Columns
+from receval._cv_checks import (
+    check_cutoffs,
+    check_models,
+    check_options,
+    check_rating_only,
+    model_params,
+)
+from receval._cv_progress import CvProgress
 from receval._cv_result import CrossValidation
 from receval._evaluate import evaluate
 from receval._result import EvaluationResult
@@ -31,6 +39,8 @@ from receval.models._data import (
     check_recommendations,
     exclusion_csr,
 )
+from receval.models._guard import guarded
+from receval.models._params import clone
 
 __all__ = ["cross_validate"]
 
@@ -49,26 +59,32 @@ def cross_validate(
 ) -> CrossValidation:
     """Fit and evaluate every model on every fold.
 
-    For each fold ``(train, test)`` and each model: a deep copy of the model is fitted on
+    For each fold ``(train, test)`` and each model: a clone of the model
+    (:func:`receval.models.clone`: a new model with the same parameters) is fitted on
     ``train``; ranking metrics evaluate ``recommend(test users, k, exclude=train)`` (``exclude
     =None`` when ``exclude_seen`` is false) against ``test``; rating metrics evaluate
     ``predict(test pairs)`` against ``test``. A model without ``predict`` gets no rating
-    metrics (NaN in :attr:`CrossValidation.per_fold`, listed in ``settings``); a model without
-    ``recommend`` is ranked by ``predict`` over the training items (every item of the
-    fold's ``train``, minus the excluded pairs: users x items predictions). Every number comes
-    from :func:`receval.evaluate`, called with ``evaluate_options``.
+    metrics (NaN in :attr:`CrossValidation.per_fold`, listed in ``settings``; asked for rating
+    metrics only, it is an error); a model without ``recommend`` is ranked by ``predict`` over
+    the training items (every item of the fold's ``train``, minus the excluded pairs: users x
+    items predictions; listed in ``settings["ranked_by_predict"]``). Every number comes from
+    :func:`receval.evaluate`, called with ``evaluate_options``.
 
     Parameters
     ----------
     models : dict of str to model
         Name -> a model with ``fit(train)`` and ``recommend(users, k, exclude=None)`` and/or
-        ``predict(pairs)`` (:mod:`receval.models`). Models see pandas DataFrames with columns
+        ``predict(pairs)`` (:mod:`receval.models`), or a spec that
+        :func:`receval.models.from_spec` reads (``"item-mean:shrinkage=5"``,
+        ``"surprise:SVD(n_factors=50)"``). Models see pandas DataFrames with columns
         ``user_id``, ``item_id``, and ``rating`` / ``timestamp`` when the data has them.
+        Names are text: lone surrogates become U+FFFD (with a warning).
     data : table or None
         The whole data set: the catalog of items a model may recommend (an item outside it
         is an error), and the input of ``split`` when ``split`` is a function.
     metrics : str, Metric or list of them
-        As in :func:`receval.evaluate`; ``k`` of the lists should cover the largest ``@k``.
+        As in :func:`receval.evaluate`; no ranking metric may cut deeper than ``k``
+        (``ndcg@20`` of 10-item lists is an error).
     split : Split, list of Split, (train, test) pair, or function of ``data``
         The folds: one Split (anything with ``.train`` and ``.test``, or that unpacks into
         ``(train, test)``), a list of them (``rv.split.kfold``'s output), or a function that
@@ -79,12 +95,14 @@ def cross_validate(
         Leave each user's training items out of their recommendations (default). A model
         that recommends a training pair anyway is an error.
     progress : bool, optional
-        A progress bar over folds x models (default: when stderr is a terminal).
+        Progress over folds x models (default on): a rich bar when stdout is a terminal,
+        else one line per (model, fold) with its seconds on stderr; ``False``: none.
     columns : Columns or dict, optional
         Column names of the data, when not the defaults or their aliases.
     **evaluate_options
         Passed to every :func:`receval.evaluate` call (``relevance_threshold``,
-        ``convention``, ``ties``, ``missing_predictions``, ...).
+        ``convention``, ``ties``, ``missing_predictions``, ...); any other keyword is an
+        error naming it.
 
     Returns
     -------
@@ -93,19 +111,24 @@ def cross_validate(
 
     Raises
     ------
-    RecevalError
-        Bad parameters, a model without ``fit`` or without both ``recommend`` and
-        ``predict``, or a model whose output breaks the protocol (unknown items or users,
-        duplicate pairs, NaN scores, more than ``k`` items, excluded pairs).
+    InvalidModelError
+        Naming the model: not a model (a class, an unwrapped Surprise algorithm, a
+        scikit-learn estimator, no ``fit`` or neither ``recommend`` nor ``predict``), its
+        ``fit`` / ``recommend`` / ``predict`` raising (chained), or an output that breaks
+        the protocol (:class:`~receval.models.ModelOutputError`: not a table, non-numeric or
+        non-finite scores, ids of another type than the data's, unknown users or items,
+        pairs not asked for, duplicates, more than ``k`` items, excluded pairs).
+    InvalidParameterError
+        Bad parameters: an unknown keyword, a metric cut deeper than ``k``, ...
     """
-    models = _check_models(models)
+    models = check_models(models)
     k = check_k(k)
-    if "recs" in evaluate_options or "truth" in evaluate_options:
-        raise InvalidParameterError("recs and truth are made by cross_validate; they are not "
-                                    "evaluate options here", parameter="evaluate_options")
+    check_options(evaluate_options)
     specs = [m if isinstance(m, Metric) else parse(m) for m in _as_list(metrics)]
+    check_cutoffs(specs, k)
     ranking = [m for m, s in zip(_as_list(metrics), specs, strict=True) if s.family != "rating"]
     rating = [m for m, s in zip(_as_list(metrics), specs, strict=True) if s.family == "rating"]
+    check_rating_only(models, ranking, rating)
     folds = _folds(split, data)
     parts = [(canonical(tr, columns, name=f"fold {f}: train"),
               canonical(te, columns, name=f"fold {f}: test")) for f, (tr, te) in
@@ -114,25 +137,23 @@ def cross_validate(
     settings: dict[str, Any] = {
         "k": k, "exclude_seen": bool(exclude_seen), "n_folds": len(folds),
         "models": {name: repr(model) for name, model in models.items()},
+        "model_params": model_params(models),
         "evaluate_options": dict(evaluate_options), "no_rating_metrics": [],
-        "ranked_by_predict": [], "fallbacks": {},
+        "ranked_by_predict": [], "fallbacks": {}, "ties_at_cutoff": {},
         "split_reports": [getattr(fold, "report", None) for fold in folds]}
     results: dict[tuple[str, int], EvaluationResult] = {}
     timings: dict[tuple[str, int], dict[str, float]] = {}
-    show = sys.stderr.isatty() if progress is None else bool(progress)
-    from rich.progress import Progress
-
-    with Progress(disable=not show, transient=True) as bar, \
+    with CvProgress(progress, len(parts) * len(models), len(parts)) as bar, \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        task = bar.add_task("cross-validating", total=len(parts) * len(models))
         for fold, (train, test) in enumerate(parts):
             for name, model in models.items():
-                bar.update(task, description=f"fold {fold + 1}/{len(parts)}: {name}")
+                bar.start(name, fold)
+                fresh = guarded(name, "clone", None, partial(clone, model))
                 results[(name, fold)], timings[(name, fold)] = _run_one(
-                    name, copy.deepcopy(model), train, test, ranking, rating, k,
+                    name, fresh, train, test, ranking, rating, k,
                     exclude_seen, catalog, evaluate_options, settings, fold)
-                bar.advance(task)
+                bar.done(name, fold, timings[(name, fold)])
     _warn_once(caught)
     labels = list(dict.fromkeys(label for ev in results.values() for label in ev.labels))
     order = {s.label: i for i, s in enumerate(specs)}
@@ -153,28 +174,31 @@ def _warn_once(caught: list[warnings.WarningMessage]) -> None:
             warn(key[1], key[0])
 
 
+_TIED_USERS = re.compile(r"for (\d+) users")
+
+
+def _count_ties(caught: list[warnings.WarningMessage], settings: dict[str, Any],
+                key: tuple[str, int]) -> None:
+    """Record the ties at the cutoff that ``recommend`` warned about: warnings and users.
+
+    Matched by class name, so that a model's own ``TiesAtCutoffWarning`` counts too; the
+    number of users is read from receval's message ("for N users"), when it says.
+    """
+    ties = [w for w in caught if w.category.__name__ == "TiesAtCutoffWarning"]
+    if ties:
+        users = [re.search(_TIED_USERS, str(w.message)) for w in ties]
+        settings["ties_at_cutoff"][key] = {
+            "warnings": len(ties),
+            "users": sum(int(m.group(1)) for m in users if m) if all(users) else None,
+            "messages": [str(w.message) for w in ties]}
+
+
 def _as_list(metrics: str | Metric | Iterable[str | Metric]) -> list[str | Metric]:
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if not items:
         raise InvalidParameterError("metrics is empty: name at least one metric",
                                     parameter="metrics")
     return items
-
-
-def _check_models(models: Any) -> dict[str, Any]:
-    if not isinstance(models, Mapping) or not models:
-        raise InvalidParameterError(
-            f"models must be a non-empty dict of name -> model, e.g. {{'pop': "
-            f"rv.models.MostPopular()}}; got {type(models).__name__}", parameter="models")
-    for name, model in models.items():
-        if not callable(getattr(model, "fit", None)) or not (
-                callable(getattr(model, "recommend", None))
-                or callable(getattr(model, "predict", None))):
-            raise InvalidParameterError(
-                f"model {name!r} ({type(model).__name__}) needs fit(train) and "
-                f"recommend(users, k, exclude=None) or predict(pairs)", parameter="models",
-                examples=[name])
-    return {str(name): model for name, model in models.items()}
 
 
 def _fold_like(obj: Any) -> bool:
@@ -212,19 +236,31 @@ def _unpack(fold: Any) -> tuple[Any, Any]:
 
 
 def _ranked(name: str, model: Any, train: pd.DataFrame, users: pd.Index, k: int,
-            exclude_seen: bool, catalog: pd.Index | None, settings: dict[str, Any]
-            ) -> pd.DataFrame:
-    """The model's top-k lists for ``users``, checked against the protocol."""
+            exclude_seen: bool, catalog: pd.Index | None, settings: dict[str, Any],
+            fold: int) -> pd.DataFrame:
+    """The model's top-k lists for ``users``, checked against the protocol.
+
+    The :class:`~receval.exceptions.TiesAtCutoffWarning` s of ``recommend`` are counted in
+    ``settings["ties_at_cutoff"][(name, fold)]`` (and passed on).
+    """
     exclude = train[["user_id", "item_id"]] if exclude_seen else None
-    if callable(getattr(model, "recommend", None)):
-        recs = check_recommendations(model.recommend(users.to_numpy(), k, exclude=exclude),
-                                     name, users, catalog, k)
-    else:
-        if name not in settings["ranked_by_predict"]:
-            settings["ranked_by_predict"].append(name)
-        items = pd.Index(np.sort(train["item_id"].unique()))
-        recs = rank_by_predict(model.predict, name, users, items,
-                               exclusion_csr(exclude, users, items), k)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if callable(getattr(model, "recommend", None)):
+            out = guarded(name, "recommend(users, k, exclude)", fold,
+                          lambda: model.recommend(users.to_numpy(), k, exclude=exclude))
+            recs = check_recommendations(out, name, users, catalog, k)
+        else:
+            if name not in settings["ranked_by_predict"]:
+                settings["ranked_by_predict"].append(name)
+            items = pd.Index(np.sort(train["item_id"].unique()))
+            recs = rank_by_predict(
+                lambda pairs: guarded(name, "predict(pairs)", fold,
+                                      lambda: model.predict(pairs)),
+                name, users, items, exclusion_csr(exclude, users, items), k)
+    _count_ties(caught, settings, (name, fold))
+    for w in caught:  # passed on to cross_validate's own record
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if exclude is not None and len(recs):
         seen = pd.MultiIndex.from_frame(exclude)
         bad = pd.MultiIndex.from_frame(recs[["user_id", "item_id"]]).isin(seen)
@@ -245,19 +281,20 @@ def _run_one(name: str, model: Any, train: pd.DataFrame, test: pd.DataFrame,
     """Fit one model on one fold, query it, and evaluate it."""
     seconds: dict[str, float] = {}
     clock = time.perf_counter()
-    model.fit(train)
+    guarded(name, "fit(train)", fold, lambda: model.fit(train))
     seconds["fit"] = time.perf_counter() - clock
     evaluations = []
     if ranking:
         clock = time.perf_counter()
         users = pd.Index(pd.unique(test["user_id"]))
-        recs = _ranked(name, model, train, users, k, exclude_seen, catalog, settings)
+        recs = _ranked(name, model, train, users, k, exclude_seen, catalog, settings, fold)
         seconds["recommend"] = time.perf_counter() - clock
         evaluations.append((recs, ranking))
     if rating and callable(getattr(model, "predict", None)):
         clock = time.perf_counter()
         pairs = test[["user_id", "item_id"]]
-        evaluations.append((check_predictions(model.predict(pairs), pairs, name), rating))
+        out = guarded(name, "predict(pairs)", fold, lambda: model.predict(pairs))
+        evaluations.append((check_predictions(out, pairs, name), rating))
         seconds["predict"] = time.perf_counter() - clock
     elif rating and name not in settings["no_rating_metrics"]:
         settings["no_rating_metrics"].append(name)

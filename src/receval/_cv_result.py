@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,9 +34,12 @@ class CrossValidation:
     labels : list of str
         Metric labels, in the order requested.
     settings : dict
-        ``k``, ``exclude_seen``, the evaluate options, each model's ``repr``, the models
-        without rating metrics (no ``predict``) or ranked by ``predict`` (no ``recommend``),
-        each (model, fold)'s fallbacks (``model.fallbacks_``), and the splits' reports.
+        ``k``, ``exclude_seen``, the evaluate options, each model's ``repr`` (``models``)
+        and parameters (``model_params``: name -> {parameter: repr}, from ``get_params()``),
+        the models without rating metrics (no ``predict``) or ranked by ``predict`` (no
+        ``recommend``), each (model, fold)'s fallbacks (``model.fallbacks_``) and ties at
+        the cutoff that ``recommend`` warned about (``ties_at_cutoff``: (model, fold) ->
+        ``{"warnings", "users", "messages"}``), and the splits' reports.
     timings : pandas.DataFrame
         Seconds spent in ``fit``, ``recommend``, ``predict`` and ``evaluate`` per
         (model, fold).
@@ -121,20 +123,21 @@ class CrossValidation:
         """Compare the models with paired tests, users paired by (fold, user id).
 
         Calls ``receval.stats.compare_folds`` on the per-user values of every fold; every
-        option (``metrics``, ``test``, ``correction``, ``baseline``, ``alpha``,
-        ``confidence``, ``n_resamples``, ``seed``, ``users``) is passed through.
+        option (``metrics``, ``test``, ``method``, ``correction``, ``baseline``, ``alpha``,
+        ``confidence``, ``n_resamples``, ``seed``, ``users``) is passed through. Each metric
+        is compared over the models that measured it on every fold (a rating metric only
+        over the models with ``predict``), whatever the models' order; the models left out
+        of a metric are in ``settings["left_out"]`` and ``settings["notes"]``, and warned
+        about (``DataWarning``); the correction runs over every test.
 
         Returns
         -------
         receval.stats.Comparison
             Means, confidence intervals and paired tests over every (fold, user).
         """
-        from receval.stats import compare_folds
+        from receval._cv_compare import compare_cv
 
-        by_model: Mapping[str, list[EvaluationResult]] = {
-            model: [self.results[(model, f)] for f in range(self.n_folds)]
-            for model in self.models}
-        return compare_folds(by_model, **options)
+        return compare_cv(self, **options)
 
 
 def _value(result: EvaluationResult, label: str) -> float:

@@ -12,9 +12,18 @@ from receval.cli._options import evaluate_flags, read_evaluate_flags, read_input
 from receval.cli._render import notes
 from receval.exceptions import RecevalError, format_examples
 
-__all__ = ["compare"]
+__all__ = ["CORRECTION_OPTION", "METHOD_OPTION", "compare"]
 
 _FORMATS = ("table", "markdown", "latex", "json", "csv")
+
+#: The paired tests' options, declared once (``receval compare`` and ``receval cv``).
+METHOD_OPTION = click.option(
+    "--method", default="auto", show_default=True,
+    help="Wilcoxon's null distribution: auto (as scipy.stats.wilcoxon), exact (the exact "
+         "conditional null given ties) or asymptotic.")
+CORRECTION_OPTION = click.option(
+    "--correction", default="none", show_default=True,
+    help="none, bonferroni, holm or bh (over every test of the call).")
 
 
 @click.command()
@@ -24,11 +33,8 @@ _FORMATS = ("table", "markdown", "latex", "json", "csv")
               help="A metric, e.g. ndcg@10; repeatable.")
 @click.option("--test", default="t", show_default=True,
               help="t, wilcoxon, sign, permutation or bootstrap.")
-@click.option("--method", default="auto", show_default=True,
-              help="Wilcoxon's null distribution: auto (as scipy.stats.wilcoxon), exact "
-                   "(the exact conditional null given ties) or asymptotic.")
-@click.option("--correction", default="none", show_default=True,
-              help="none, bonferroni, holm or bh (over every test of the call).")
+@METHOD_OPTION
+@CORRECTION_OPTION
 @click.option("--baseline", default=None, help="Test every run against this one only.")
 @click.option("--names", default=None,
               help="Comma-separated system names (default: the file names).")

@@ -1,7 +1,9 @@
-"""``receval cv``: k-fold cross-validation of the built-in baselines on one data file."""
+"""``receval cv``: k-fold cross-validation of models (built-ins, Surprise, any class) on a file."""
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -9,52 +11,80 @@ from typing import Any, Literal
 
 import click
 
+from receval.cli._compare import CORRECTION_OPTION, METHOD_OPTION
 from receval.cli._options import evaluate_flags, read_evaluate_flags
 from receval.exceptions import RecevalError
 
-__all__ = ["MODELS", "cv"]
+__all__ = ["cv", "parse_model_option"]
 
-#: CLI name -> how to build the model from the seed.
-MODELS: dict[str, Any] = {
-    "random": lambda seed: _models().Random(seed=seed),
-    "popular": lambda seed: _models().MostPopular(),
-    "global-mean": lambda seed: _models().GlobalMean(),
-    "user-mean": lambda seed: _models().UserMean(),
-    "item-mean": lambda seed: _models().ItemMean(),
-}
+_NAME = re.compile(r"^[^:(=\s]+$")
 
 
-def _models() -> Any:
-    import receval.models
+def parse_model_option(value: str, seed: int) -> tuple[str, Any]:
+    """``--model [NAME=]SPEC`` -> (name, unfitted model).
 
-    return receval.models
+    ``SPEC`` is what :func:`receval.models.from_spec` reads (``popular``,
+    ``item-mean:shrinkage=5``, ``surprise:SVD(n_factors=50)``, ``mypkg.models:MyModel(a=1)``);
+    ``NAME=`` (a name without ``:``, ``(`` or ``=``) names the model, else the spec is its
+    name. A model with a ``seed`` parameter (or a Surprise algorithm with ``random_state``)
+    that the spec leaves unset gets ``--seed``.
+    """
+    import receval as rv
+
+    head, eq, rest = value.partition("=")
+    name, spec = (head.strip(), rest.strip()) if eq and _NAME.match(head.strip()) and \
+        rest.strip() else (value.strip(), value.strip())
+    if not name or not spec:
+        raise rv.exceptions.InvalidModelError(
+            f"--model {value!r}: give a model spec, e.g. popular, item-mean:shrinkage=5, "
+            f"knn=surprise:KNNBasic(k=20) or mypkg.models:MyModel(alpha=0.1)",
+            parameter="model", examples=[value])
+    model = rv.models.from_spec(spec)
+    params = model.get_params(deep=True) if callable(getattr(model, "get_params", None)) \
+        else {}
+    if "seed" in params and "seed=" not in spec.replace(" ", ""):
+        model.set_params(seed=seed)
+    elif params.get("algo__random_state", 0) is None:
+        model.set_params(algo__random_state=seed)
+    return name, model
 
 
 @click.command()
 @click.argument("data", type=click.Path(exists=True, path_type=Path))
-@click.option("--model", "model_names", multiple=True, required=True,
-              type=click.Choice(list(MODELS)), help="A baseline to cross-validate; repeatable.")
+@click.option("--model", "model_specs", multiple=True, required=True, metavar="[NAME=]SPEC",
+              help="A model to cross-validate, repeatable: a built-in (random, popular, "
+                   "global-mean, user-mean, item-mean) with parameters "
+                   "(item-mean:shrinkage=5), a Surprise algorithm (surprise:SVD(n_factors=50))"
+                   " or a class by import path (mypkg.models:MyModel(alpha=0.1)); NAME= names "
+                   "it.")
 @click.option("-m", "--metric", "metrics", multiple=True, required=True,
               help="A metric, e.g. ndcg@10 or rmse; repeatable.")
 @click.option("--folds", default=5, show_default=True, help="Number of folds.")
 @click.option("--by", type=click.Choice(["rows", "users"]), default="rows", show_default=True,
               help="Fold the rows, or the users (all of a user's rows in one test fold).")
 @click.option("--seed", default=0, show_default=True,
-              help="Seed of the folds and of the random model.")
+              help="Seed of the folds, of the tests, and of the models whose spec leaves "
+                   "their seed (random_state) unset.")
 @click.option("-k", default=10, show_default=True, help="Length of the recommendation lists.")
 @click.option("--include-seen", is_flag=True,
               help="Do not leave each user's training items out of their lists.")
+@click.option("--test", default=None,
+              help="Also compare the models with this paired test (t, wilcoxon, sign, "
+                   "permutation or bootstrap), users paired by (fold, user).")
+@METHOD_OPTION
+@CORRECTION_OPTION
 @evaluate_flags
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv"]),
               default="table", show_default=True, help="Output format.")
 @click.option("--report", "report_file", type=click.Path(path_type=Path),
               default=None, help="Also write a standalone HTML report to this file.")
-def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds: int, by: str,
-       seed: int, k: int, include_seen: bool, fmt: str, report_file: Path | None,
-       **given: Any) -> None:
-    """Cross-validate built-in baselines on DATA (CSV, TSV, Parquet or JSON lines).
+def cv(data: Path, model_specs: tuple[str, ...], metrics: tuple[str, ...], folds: int, by: str,
+       seed: int, k: int, include_seen: bool, test: str | None, method: str, correction: str,
+       fmt: str, report_file: Path | None, **given: Any) -> None:
+    """Cross-validate models on DATA (CSV, TSV, Parquet or JSON lines).
 
-    Example: receval cv ratings.csv --model popular --model random -m ndcg@10 --folds 5
+    Example: receval cv ratings.csv --model popular --model shrunk=item-mean:shrinkage=5
+    -m ndcg@10 -m rmse --folds 5 --test wilcoxon
     """
     import receval as rv
     from receval.cli._common import inputs as _inputs
@@ -71,13 +101,20 @@ def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds
         frame = read_table(data, role="truth", encoding=str(given.get("encoding")))
         fold_by: Literal["rows", "users"] = "users" if by == "users" else "rows"
         splits = rv.split.kfold(frame, n_splits=folds, by=fold_by, seed=seed, columns=cols)
-        models = {name: MODELS[name](seed) for name in dict.fromkeys(model_names)}
+        models = _models(model_specs, seed)
+        if test is not None and fmt == "csv":
+            raise rv.exceptions.InvalidParameterError(
+                "--test prints a comparison, which --format csv cannot hold: use --format "
+                "table or markdown", parameter="test")
         with recorded() as caught:
             result = rv.cross_validate(models, frame, list(metrics), split=splits, k=k,
                                        exclude_seen=not include_seen, columns=cols,
                                        **options)
+            cmp = None if test is None else result.compare(
+                test=test, method=method, correction=None if correction == "none"
+                else correction, seed=seed)
         _print(result, fmt, f"{data.name}: {folds}-fold cross-validation by {by} (seed "
-               f"{seed}), top-{k}", caught, time.perf_counter() - started)
+               f"{seed}), top-{k}", caught, time.perf_counter() - started, cmp)
         if report_file is not None:
             with staged([out["--report"]]) as tmp:
                 result.report(tmp[out["--report"]],
@@ -87,7 +124,29 @@ def cv(data: Path, model_names: tuple[str, ...], metrics: tuple[str, ...], folds
         sys.exit(2)
 
 
-def _print(result: Any, fmt: str, title: str, messages: list[str], elapsed: float) -> None:
+def _models(specs: tuple[str, ...], seed: int) -> dict[str, Any]:
+    """Name -> model of the ``--model`` options; a name given twice is an error.
+
+    The current directory is importable (as ``python -m`` makes it), so that
+    ``--model mymodels:MyModel(...)`` finds ``./mymodels.py``.
+    """
+    import receval as rv
+
+    if "" not in sys.path and os.getcwd() not in sys.path:  # mymodels:MyModel from here
+        sys.path.insert(0, os.getcwd())
+    models: dict[str, Any] = {}
+    for value in specs:
+        name, model = parse_model_option(value, seed)
+        if name in models:
+            raise rv.exceptions.InvalidParameterError(
+                f"--model names two models {name!r}: name them, e.g. --model a={value}",
+                parameter="model", examples=[name])
+        models[name] = model
+    return models
+
+
+def _print(result: Any, fmt: str, title: str, messages: list[str], elapsed: float,
+           cmp: Any = None) -> None:
     from receval.cli._render import Printer, frame_table, notes
 
     per_fold = result.per_fold
@@ -114,4 +173,6 @@ def _print(result: Any, fmt: str, title: str, messages: list[str], elapsed: floa
         cells = pd.DataFrame([result._cells(m, 4) for m in result.models],
                              index=result.models, columns=result.labels)
         console.print(frame_table(cells, title="mean ± std over folds"))
+    if cmp is not None:  # never with csv
+        click.echo(f"\n{cmp.to_markdown()}")
     notes(sorted(set(messages)), elapsed if fmt == "table" else None)

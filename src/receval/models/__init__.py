@@ -3,7 +3,10 @@
 A model is anything with ``fit(train)`` and ``recommend(users, k, exclude=None)`` and/or
 ``predict(pairs)`` (:class:`Recommender`, :class:`Predictor`); :func:`receval.cross_validate`
 calls these. The baselines here are fitted and queried with numpy arrays and one compiled
-walk per user, never a per-user Python loop.
+walk per user, never a per-user Python loop. Models carry their hyper-parameters
+(``get_params``, ``set_params``, ``repr``; :func:`clone` makes an unfitted copy), and
+:func:`from_spec` builds one from a text such as ``"item-mean:shrinkage=5"`` or
+``"surprise:SVD(n_factors=50)"``.
 
 >>> import pandas as pd
 >>> import receval as rv

@@ -7,13 +7,15 @@ here turn a model that breaks the protocol into a :class:`~receval.RecevalError`
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from receval._columns import Columns
-from receval.exceptions import DataError, NonFiniteValueError, SchemaError
+from receval.data._encode import id_kind
+from receval.exceptions import DataError, InvalidModelError, NonFiniteValueError, SchemaError
 
 __all__ = [
     "CANONICAL",
@@ -31,8 +33,14 @@ CANONICAL = {"user": "user_id", "item": "item_id", "rating": "rating",
              "timestamp": "timestamp"}
 
 
-class ModelOutputError(DataError):
-    """A model returned something the protocol forbids: unknown items, duplicates, NaN."""
+class ModelOutputError(InvalidModelError, DataError):
+    """A model returned something the protocol forbids; the message names the model.
+
+    An output of the wrong kind (``None``, a list, a 2-D array, a string), non-numeric or
+    non-finite scores, ids of another type than the data's, users or pairs not asked for,
+    items outside the data, duplicates. An :class:`~receval.InvalidModelError` (the model
+    is at fault, not the truth) and a :class:`~receval.DataError`.
+    """
 
 
 def canonical(data: Any, columns: Columns | dict[str, str] | None = None, *,
@@ -145,23 +153,89 @@ def _examples(frame: pd.DataFrame, mask: np.ndarray) -> list[Any]:
     return list(rows.itertuples(index=False, name=None))
 
 
-def check_recommendations(recs: Any, model: str, users: pd.Index, catalog: pd.Index | None,
-                          k: int) -> pd.DataFrame:
-    """Check a model's ``recommend`` output: known users and items, no duplicates, no NaN.
+def _kind_of(value: Any) -> str:
+    """What an output is, for messages: ``None``, ``a list``, ``a 2-D numpy array``, ..."""
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        return f"a {value.ndim}-D numpy array of shape {value.shape}"
+    return f"a {type(value).__name__} ({reprlib.repr(value)})"
 
-    Returns the table with canonical column names (``user_id, item_id, score``).
-    """
-    where = f"model {model!r}: recommend()"
+
+def _is_table(value: Any) -> bool:
+    if isinstance(value, pd.DataFrame) or hasattr(value, "__arrow_c_stream__"):
+        return True
+    return type(value).__module__.split(".")[0] in ("polars", "pyarrow") and \
+        hasattr(value, "columns")
+
+
+def _table(out: Any, where: str) -> pd.DataFrame:
+    """The model's output as a canonical table ``user_id, item_id, score``, or an error."""
+    if not _is_table(out):
+        raise ModelOutputError(
+            f"{where} returned {_kind_of(out)}; it must return a table (a pandas or polars "
+            f"DataFrame, a pyarrow Table) with columns user_id, item_id, score",
+            parameter="models")
     try:
-        frame = canonical(recs, name=where)
+        frame = canonical(out, name=where)
         score_col = Columns().require("score", [str(c) for c in frame.columns], table=where)
     except SchemaError as exc:
-        raise ModelOutputError(f"{exc}", column=exc.column) from None
-    frame = frame.rename(columns={score_col: "score"})[["user_id", "item_id", "score"]]
-    scores = pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=np.float64,
-                                                                      na_value=np.nan)
+        raise ModelOutputError(f"{exc}", column=exc.column, parameter="models") from None
+    return frame.rename(columns={score_col: "score"})[["user_id", "item_id", "score"]]
+
+
+def _scores(values: Any, where: str, frame: pd.DataFrame | None,
+            noun: str = "scores") -> np.ndarray:
+    """Finite float scores, or an error: strings, booleans, NaN and infinities refused."""
+    series = pd.Series(values) if not isinstance(values, pd.Series) else values
+    if not pd.api.types.is_numeric_dtype(series.dtype) or \
+            pd.api.types.is_bool_dtype(series.dtype):
+        shown = reprlib.repr(series.head(3).tolist())
+        raise ModelOutputError(
+            f"{where} returned {noun} of dtype {series.dtype} (e.g. {shown}); {noun} must be "
+            f"numbers", parameter="models", column="score")
+    scores = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        what = "NaN" if np.isnan(scores[bad]).all() else "NaN or infinite"
+        keys = [] if frame is None else _examples(frame, bad)
+        raise ModelOutputError(
+            f"{where} returned {int(bad.sum())} {what} {noun}"
+            + (f", e.g. (user, item) {keys}" if keys else
+               f", e.g. at positions {np.flatnonzero(bad)[:5].tolist()}"),
+            parameter="models", n_bad=int(bad.sum()), examples=keys)
+    return scores
+
+
+def _check_ids(frame: pd.DataFrame, where: str, role: str, reference: pd.Index | None) -> None:
+    """The output's ``role`` ids must be of the data's kind (int vs str ...), never cast."""
+    if reference is None or not len(reference) or not len(frame):
+        return
+    col = f"{role}_id"
+    mine, theirs = id_kind(frame[col]), id_kind(pd.Series(reference[:10_000]))
+    if mine != theirs:
+        raise ModelOutputError(
+            f"{where} returned {role} ids of type {mine} ({frame[col].dtype}, e.g. "
+            f"{frame[col].head(3).tolist()}) while the data's {role} ids are {theirs} "
+            f"({reference.dtype}, e.g. {list(reference[:3])}); return the ids as they are in "
+            f"the data (they are compared exactly, never cast)", parameter="models",
+            column=col, examples=frame[col].head(5).tolist())
+
+
+def check_recommendations(recs: Any, model: str, users: pd.Index, catalog: pd.Index | None,
+                          k: int, *, method: str = "recommend()") -> pd.DataFrame:
+    """Check a model's ``recommend`` output: a table of known users and items, no duplicates.
+
+    Scores must be finite numbers, ids of the data's type; returns the table with
+    canonical column names (``user_id, item_id, score``). Every failure is a
+    :class:`ModelOutputError` naming ``model`` and ``method``.
+    """
+    where = f"model {model!r}: {method}"
+    frame = _table(recs, where)
+    _check_ids(frame, where, "user", users)
+    _check_ids(frame, where, "item", catalog)
+    scores = _scores(frame["score"], where, frame)
     checks = [
-        (np.isnan(scores), "NaN (or non-numeric) scores"),
         (users.get_indexer(pd.Index(frame["user_id"])) < 0,
          "rows for users that were not asked for"),
         (frame.duplicated(["user_id", "item_id"]).to_numpy(), "duplicate (user, item) rows"),
@@ -190,31 +264,39 @@ def check_predictions(pred: Any, pairs: pd.DataFrame, model: str) -> pd.DataFram
 
     ``pred`` is a table with user, item and score (its pairs must be among those asked for,
     each once; pairs it leaves out are missing predictions for ``evaluate`` to handle), or
-    one number per row of ``pairs``, in order. NaN predictions are an error.
+    one number per row of ``pairs``, in order (a 1-D array, Series or list). Anything else
+    (``None``, a 2-D array, a string, a number), non-numeric or non-finite predictions, and
+    ids of another type than the pairs' are a :class:`ModelOutputError` naming ``model``.
     """
     where = f"model {model!r}: predict()"
-    if isinstance(pred, (np.ndarray, pd.Series, list)):
-        values = np.asarray(pred, dtype=np.float64).ravel()
-        if len(values) != len(pairs):
+    if isinstance(pred, (np.ndarray, pd.Series, list, tuple)):
+        array = pred if isinstance(pred, (np.ndarray, pd.Series)) else np.asarray(pred)
+        if array.ndim != 1:
             raise ModelOutputError(
-                f"{where} returned {len(values)} values for {len(pairs)} pairs; return one "
+                f"{where} returned {_kind_of(array)}; return one prediction per pair (a 1-D "
+                f"array of {len(pairs)} numbers, in the order of the pairs) or a table "
+                f"user_id, item_id, score", parameter="models")
+        if len(array) != len(pairs):
+            raise ModelOutputError(
+                f"{where} returned {len(array)} values for {len(pairs)} pairs; return one "
                 f"prediction per pair, in order, or a table user_id, item_id, score",
                 parameter="models")
-        frame = pairs[["user_id", "item_id"]].assign(score=values)
-    else:
-        frame = check_recommendations(pred, model, pd.Index(pairs["user_id"].unique()), None,
-                                      len(pairs) + 1)
-        asked = pd.MultiIndex.from_frame(pairs[["user_id", "item_id"]])
-        extra = ~pd.MultiIndex.from_frame(frame[["user_id", "item_id"]]).isin(asked)
-        if extra.any():
+        values = _scores(np.asarray(array) if not isinstance(array, pd.Series)
+                         else array.reset_index(drop=True), where, pairs, "predictions")
+        return pairs[["user_id", "item_id"]].assign(score=values)
+    frame = _table(pred, where)
+    users = pd.Index(pairs["user_id"].unique())
+    _check_ids(frame, where, "user", users)
+    _check_ids(frame, where, "item", pd.Index(pairs["item_id"].unique()))
+    scores = _scores(frame["score"], where, frame, "predictions")
+    asked = pd.MultiIndex.from_frame(pairs[["user_id", "item_id"]])
+    checks = [(~pd.MultiIndex.from_frame(frame[["user_id", "item_id"]]).isin(asked),
+               "(user, item) pairs it was not asked for"),
+              (frame.duplicated(["user_id", "item_id"]).to_numpy(),
+               "duplicate (user, item) rows")]
+    for mask, what in checks:
+        if mask.any():
             raise ModelOutputError(
-                f"{where} returned {int(extra.sum())} (user, item) pairs it was not asked "
-                f"for, e.g. {_examples(frame, extra)}", parameter="models",
-                n_bad=int(extra.sum()), examples=_examples(frame, extra))
-    bad = np.isnan(frame["score"].to_numpy(dtype=np.float64))
-    if bad.any():
-        raise ModelOutputError(
-            f"{where} returned {int(bad.sum())} NaN predictions, e.g. (user, item) "
-            f"{_examples(frame, bad)}", parameter="models", n_bad=int(bad.sum()),
-            examples=_examples(frame, bad))
-    return frame
+                f"{where} returned {int(mask.sum())} {what}, e.g. {_examples(frame, mask)}",
+                parameter="models", n_bad=int(mask.sum()), examples=_examples(frame, mask))
+    return frame.assign(score=scores)

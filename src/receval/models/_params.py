@@ -79,9 +79,19 @@ def constructor_params(obj: Any) -> dict[str, Any]:
 
 
 def param_repr(value: Any) -> str:
-    """``repr`` of a parameter value; a model or a wrapped algorithm as ``Name(param=...)``."""
+    """``repr`` of a parameter value; a model or a wrapped algorithm as ``Name(param=...)``.
+
+    Arrays and tables (e.g. the factor matrices of ``Factors``) as their shape and dtype, not
+    their values.
+    """
     if isinstance(value, Params):
         return repr(value)
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and type(value).__module__.split(".")[0] in ("numpy", "pandas",
+                                                                             "scipy"):
+        dtype = getattr(value, "dtype", None)
+        kind = f", {dtype}" if dtype is not None else ""
+        return f"<{type(value).__name__} {'x'.join(map(str, shape))}{kind}>"
     if is_surprise_algo(value) or (callable(getattr(value, "get_params", None))
                                    and not isinstance(value, type)):
         params = constructor_params(value)

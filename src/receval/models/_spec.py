@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = ["BUILTINS", "from_spec"]
 BUILTINS = {"random": "Random", "most-popular": "MostPopular", "popular": "MostPopular",
             "global-mean": "GlobalMean", "user-mean": "UserMean", "item-mean": "ItemMean"}
 _MAPPING_KEYS = ("model", "params")
+_MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _FORMS = ("name[:param=value,...]", "surprise:Algo(param=value, ...)",
           "module.path:Class(param=value, ...)", "{'model': ..., 'params': {...}}")
 
@@ -63,6 +65,8 @@ def _parse_call(spec: str, text: str, start: int) -> tuple[ast.expr, dict[str, A
     except SyntaxError as exc:
         raise _fail(spec, f"not a call Name(param=value, ...): {exc.msg}",
                     lead + max((exc.offset or 1) - 1, 0)) from None
+    except (ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, surrogates, depth
+        raise _fail(spec, f"not a call Name(param=value, ...): {exc}", lead) from None
     if not isinstance(node, ast.Call):
         return node, {}, {}
     if node.args:
@@ -166,12 +170,16 @@ def _surprise(spec: Any, text: str, start: int, params: dict[str, Any]) -> Any:
 def _import_path(spec: Any, module: str, text: str, start: int, params: dict[str, Any]) -> Any:
     func, given, positions = _parse_call(str(spec), text, start)
     name = _dotted(str(spec), func, start)
+    if not _MODULE.match(module.strip()):
+        raise _fail(spec, f"{module.strip()!r} is neither a built-in model nor a module path "
+                    f"(dotted names: mypkg.models:MyModel(...)); the built-in models are "
+                    f"{sorted(set(BUILTINS))}", 0, error=InvalidModelError, examples=[module])
     try:
         target: Any = importlib.import_module(module.strip())
-    except ImportError as exc:
-        raise _fail(spec, f"cannot import module {module.strip()!r} ({exc}); the built-in "
-                    f"models are {sorted(set(BUILTINS))}", 0, error=InvalidModelError,
-                    examples=[module]) from exc
+    except Exception as exc:  # ImportError, or the module's own code failing
+        raise _fail(spec, f"cannot import module {module.strip()!r} ({type(exc).__name__}: "
+                    f"{exc}); the built-in models are {sorted(set(BUILTINS))}", 0,
+                    error=InvalidModelError, examples=[module]) from exc
     for part in name.split("."):
         if not hasattr(target, part):
             raise _fail(spec, f"module {module.strip()!r} has no {name!r}", start,

@@ -1,0 +1,127 @@
+"""Is it a model? The protocol checks of every door that takes one, and guarded calls.
+
+A model is anything with ``fit(train)`` and ``recommend(users, k, exclude=None)`` and/or
+``predict(pairs)``. What is refused here, with an :class:`~receval.InvalidModelError` naming
+the model and saying what to do: a class instead of an instance, an unwrapped Surprise
+algorithm, a scikit-learn estimator (``fit(X, y)``), another library's model that has an
+adapter, and anything without the protocol's methods. :func:`guarded` turns an exception
+raised inside a model's own method into one naming the model, the method and the fold.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from receval.exceptions import InvalidModelError, RecevalError
+from receval.models._params import is_surprise_algo
+
+__all__ = ["as_model", "guarded"]
+
+_T = TypeVar("_T")
+
+#: Top-level module of a library -> (its adapter in receval.models, the extra to install).
+_ADAPTERS = {"implicit": ("Implicit", "implicit"), "lenskit": ("LensKit", "lenskit"),
+             "cornac": ("Cornac", "cornac")}
+
+
+def _fail(name: str, message: str) -> InvalidModelError:
+    return InvalidModelError(f"model {name!r}: {message}", parameter="models", examples=[name])
+
+
+def _sklearn_like(model: Any) -> bool:
+    """A scikit-learn estimator: ``fit(X, y)`` on a feature matrix, not on interactions."""
+    if type(model).__module__.split(".")[0] == "sklearn":
+        return True
+    if not (hasattr(model, "__sklearn_tags__") or hasattr(model, "_estimator_type")):
+        return False
+    if callable(getattr(model, "recommend", None)):
+        return False  # a recommender that merely inherits from BaseEstimator
+    try:
+        first = next(iter(inspect.signature(model.fit).parameters), "")
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+    return first in ("X", "x")
+
+
+def _adapter_hint(model: Any) -> str | None:
+    root = type(model).__module__.split(".")[0]
+    if root not in _ADAPTERS:
+        return None
+    import receval.models
+
+    adapter, extra = _ADAPTERS[root]
+    if hasattr(receval.models, adapter):
+        return (f"it is a {root} model ({type(model).__name__}), which receval reads through "
+                f"an adapter: wrap it: rv.models.{adapter}(model) (pip install "
+                f"'receval[{extra}]')")
+    return (f"it is a {root} model ({type(model).__name__}) without receval's model "
+            "protocol: wrap it in a class with fit(train) and recommend(users, k, "
+            "exclude=None) (docs/experiments.md, 'The model protocol')")
+
+
+def as_model(name: str, model: Any) -> Any:
+    """``model`` if it follows the protocol; a spec (str or mapping) built with ``from_spec``.
+
+    Raises
+    ------
+    InvalidModelError
+        Naming ``name``: a class instead of an instance, an unwrapped Surprise algorithm
+        (wrap it: ``rv.models.Surprise(algo)``), a scikit-learn estimator, another
+        library's model (its adapter named), or no ``fit`` / no ``recommend`` and
+        ``predict``.
+    """
+    if isinstance(model, (str, Mapping)):
+        from receval.models._spec import from_spec
+
+        return from_spec(model)
+    if inspect.isclass(model):
+        raise _fail(name, f"{model.__name__} is a class, not a model: pass an instance, e.g. "
+                          f"{model.__name__}()")
+    if is_surprise_algo(model):
+        raise _fail(name, f"{type(model).__name__} is an unwrapped Surprise algorithm (it fits "
+                          f"a Surprise Trainset, not a table): wrap it: "
+                          f"rv.models.Surprise({type(model).__name__}(...)) (or the spec "
+                          f"'surprise:{type(model).__name__}(...)')")
+    if _sklearn_like(model):
+        raise _fail(name, f"{type(model).__name__} is a scikit-learn estimator (fit(X, y) on "
+                          "a feature matrix), not a recommender: wrap it in a class with "
+                          "fit(train) and predict(pairs) that builds the features of each "
+                          "(user, item) pair (docs/experiments.md, 'The model protocol')")
+    hint = _adapter_hint(model)
+    if hint is not None and not callable(getattr(model, "recommend", None)):
+        raise _fail(name, hint)
+    if not callable(getattr(model, "fit", None)) or not (
+            callable(getattr(model, "recommend", None))
+            or callable(getattr(model, "predict", None))):
+        has = [m for m in ("fit", "recommend", "predict") if callable(getattr(model, m, None))]
+        raise _fail(name, f"{type(model).__name__} needs fit(train) and recommend(users, k, "
+                          f"exclude=None) and/or predict(pairs); it has "
+                          f"{', '.join(has) or 'none of them'}")
+    return model
+
+
+def guarded(name: str, method: str, fold: int | None, call: Callable[[], _T]) -> _T:
+    """``call()``; an exception from it names the model, the method and the fold.
+
+    A receval error keeps its class (the model's own checks, e.g. a bad ``k``) with the
+    model named in front; any other exception becomes an :class:`InvalidModelError`
+    chained to it (``raise ... from``), so the original traceback stays available.
+    """
+    where = f"model {name!r}" + ("" if fold is None else f", fold {fold}") + f": {method}"
+    try:
+        return call()
+    except RecevalError as exc:
+        try:
+            named = copy.copy(exc)
+        except Exception:  # a subclass with its own constructor: an InvalidModelError
+            named = InvalidModelError(f"{exc}", parameter="models", examples=[name])
+        named.message = f"{where}: {exc.message}"
+        named.args = (named.message,)
+        raise named from exc
+    except Exception as exc:
+        raise InvalidModelError(
+            f"{where} raised {type(exc).__name__}: {exc} (the model's own error; its "
+            f"traceback is chained above)", parameter="models", examples=[name]) from exc

@@ -1,0 +1,530 @@
+"""Every door that takes a model (``rv.cross_validate``, ``rv.models.from_spec``, ``receval cv
+--model``) under bad models, bad outputs and bad arguments: an error naming the model."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import receval as rv
+from receval import _demo
+from receval.cli import cli
+from receval.exceptions import (
+    DataWarning,
+    InvalidModelError,
+    InvalidParameterError,
+    TiesAtCutoffWarning,
+)
+
+DATA = _demo.sample_ratings(30, 20, seed=2)
+FOLDS = rv.split.kfold(DATA, n_splits=2, seed=1)
+
+
+def _cv(models: dict[str, Any], metrics: list[str], **kw: Any) -> rv.CrossValidation:
+    kw.setdefault("k", 5)
+    kw.setdefault("progress", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        return rv.cross_validate(models, DATA, metrics, split=FOLDS, **kw)
+
+
+class Scripted:
+    """A model whose recommend / predict outputs are given as functions."""
+
+    def __init__(self, recs: Callable[..., Any] | None = None,
+                 pred: Callable[..., Any] | None = None) -> None:
+        self.recs, self.pred = recs, pred
+
+    def fit(self, train: pd.DataFrame) -> Scripted:
+        self.train = train
+        return self
+
+    def recommend(self, users: Any, k: int, exclude: Any = None) -> Any:
+        assert self.recs is not None
+        return self.recs(self, np.asarray(users), k)
+
+    def predict(self, pairs: pd.DataFrame) -> Any:
+        assert self.pred is not None
+        return self.pred(self, pairs)
+
+
+def good_recs(self: Scripted, users: np.ndarray, k: int) -> pd.DataFrame:
+    """A valid output: each user's first k unseen training items, scores 1, 1/2, 1/3, ..."""
+    seen = set(map(tuple, self.train[["user_id", "item_id"]].to_numpy()))
+    items = np.sort(self.train["item_id"].unique())
+    rows = [(u, i) for u in users for i in items if (u, i) not in seen]
+    frame = pd.DataFrame(rows, columns=["user_id", "item_id"])
+    frame = frame.groupby("user_id").head(k)
+    return frame.assign(score=1.0 / (1 + frame.groupby("user_id").cumcount()))
+
+
+BAD_RECS = {
+    "None": (lambda s, u, k: None, "returned None"),
+    "a list": (lambda s, u, k: [(x, 1, 1.0) for x in u], "returned a list"),
+    "a 2-D array": (lambda s, u, k: np.ones((len(u), 3)), "2-D numpy array"),
+    "a string": (lambda s, u, k: "recs.csv", "returned a str"),
+    "a number": (lambda s, u, k: 3.0, "returned a float"),
+    "no score": (lambda s, u, k: good_recs(s, u, k).drop(columns="score"), "score"),
+    "NaN scores": (lambda s, u, k: good_recs(s, u, k).assign(score=np.nan), "NaN"),
+    "inf scores": (lambda s, u, k: good_recs(s, u, k).assign(score=np.inf), "infinite"),
+    "string scores": (lambda s, u, k: good_recs(s, u, k).assign(score="1.0"), "dtype"),
+    "bool scores": (lambda s, u, k: good_recs(s, u, k).assign(score=True), "dtype bool"),
+    "unknown items": (lambda s, u, k: good_recs(s, u, k).assign(
+        item_id=lambda d: d["item_id"] + 10**6), "not in the data"),
+    "str item ids": (lambda s, u, k: good_recs(s, u, k).assign(
+        item_id=lambda d: d["item_id"].astype(str)), "item ids of type string"),
+    "str user ids": (lambda s, u, k: good_recs(s, u, k).assign(
+        user_id=lambda d: d["user_id"].astype(str)), "user ids of type string"),
+    "float item ids": (lambda s, u, k: good_recs(s, u, k).assign(
+        item_id=lambda d: d["item_id"] + 0.5), "item ids of type float"),
+    "users not asked": (lambda s, u, k: good_recs(s, u, k).assign(
+        user_id=lambda d: d["user_id"] + 10**6), "not asked for"),
+    "duplicates": (lambda s, u, k: pd.concat([good_recs(s, u, k)] * 2), "duplicate"),
+    "more than k": (lambda s, u, k: good_recs(s, u, k + 3), "more than k=5"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_RECS))
+def test_bad_recommend_output_blames_the_model(case: str) -> None:
+    make, words = BAD_RECS[case]
+    with pytest.raises(rv.models.ModelOutputError) as info:
+        _cv({"mine": Scripted(recs=make)}, ["ndcg@5"])
+    message = str(info.value)
+    assert isinstance(info.value, InvalidModelError)
+    assert "model 'mine': recommend()" in message
+    assert words in message, message
+    assert "truth" not in message
+
+
+BAD_PREDICTIONS = {
+    "None": (lambda s, p: None, "returned None"),
+    "a number": (lambda s, p: 3.0, "returned a float"),
+    "a string": (lambda s, p: "3.5", "returned a str"),
+    "a 2-D array": (lambda s, p: np.ones((len(p), 2)), "2-D numpy array"),
+    "a column array": (lambda s, p: np.ones((len(p), 1)), "2-D numpy array"),
+    "too short": (lambda s, p: np.ones(len(p) - 1), "values for"),
+    "a list of strings": (lambda s, p: ["a"] * len(p), "dtype"),
+    "numeric strings": (lambda s, p: np.full(len(p), "3.5"), "dtype"),
+    "NaN": (lambda s, p: np.full(len(p), np.nan), "NaN predictions"),
+    "inf": (lambda s, p: np.full(len(p), -np.inf), "infinite"),
+    "extra pairs": (lambda s, p: pd.concat([p.assign(score=1.0), pd.DataFrame(
+        {"user_id": [999], "item_id": [999], "score": [1.0]})]), "not asked for"),
+    "str ids": (lambda s, p: p.astype(str).assign(score=1.0), "user ids of type string"),
+    "duplicates": (lambda s, p: pd.concat([p.assign(score=1.0)] * 2), "duplicate"),
+    "string table scores": (lambda s, p: p.assign(score="x"), "dtype"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_PREDICTIONS))
+def test_bad_predict_output_blames_the_model(case: str) -> None:
+    make, words = BAD_PREDICTIONS[case]
+    with pytest.raises(rv.models.ModelOutputError) as info:
+        _cv({"mine": Scripted(recs=good_recs, pred=make)}, ["rmse"])
+    message = str(info.value)
+    assert "model 'mine': predict()" in message
+    assert words in message, message
+    assert "truth" not in message
+
+
+def test_predictions_as_array_list_or_series_are_one_per_pair() -> None:
+    # one number per pair, in order: a 1-D array, a list or a Series give the same result
+    ref = _cv({"m": Scripted(recs=good_recs, pred=lambda s, p: p.assign(score=3.0))}, ["rmse"])
+    for kind in (np.asarray, list, pd.Series):
+        got = _cv({"m": Scripted(recs=good_recs,
+                                 pred=lambda s, p, kind=kind: kind([3.0] * len(p)))}, ["rmse"])
+        pd.testing.assert_frame_equal(got.per_fold, ref.per_fold)
+
+
+class NoFit:
+    def recommend(self, users: Any, k: int, exclude: Any = None) -> None: ...
+
+
+class FitOnly:
+    def fit(self, train: Any) -> None: ...
+
+
+class Raises:
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fit(self, train: Any) -> Raises:
+        if self.where == "fit":
+            raise ZeroDivisionError("division by zero in my model")
+        return self
+
+    def recommend(self, users: Any, k: int, exclude: Any = None) -> Any:
+        raise KeyError("user 7")
+
+    def predict(self, pairs: Any) -> Any:
+        raise RuntimeError("predict broke")
+
+
+def _not_models() -> dict[str, tuple[Any, list[str]]]:
+    cases: dict[str, tuple[Any, list[str]]] = {
+        "a class": (rv.models.MostPopular, ["is a class", "MostPopular()"]),
+        "no fit": (NoFit(), ["needs fit(train)", "it has recommend"]),
+        "fit only": (FitOnly(), ["needs fit(train)", "it has fit"]),
+        "a number": (3, ["needs fit(train)", "none of them"]),
+        "None": (None, ["needs fit(train)"]),
+        "a bad spec": ("item-mean:shrnkage=1", ["model spec", "'shrnkage'"]),
+        "an unknown spec": ("knn", ["unknown model 'knn'", "most-popular"]),
+    }
+    try:
+        import surprise
+
+        cases["unwrapped Surprise"] = (surprise.SVD(), ["unwrapped Surprise algorithm",
+                                                        "rv.models.Surprise(SVD(...))"])
+        cases["unwrapped Surprise KNN"] = (surprise.KNNBasic(), ["rv.models.Surprise("])
+    except ImportError:  # pragma: no cover - surprise is installed by .ci/run
+        pass
+    try:
+        from sklearn.linear_model import LinearRegression
+
+        cases["sklearn estimator"] = (LinearRegression(), ["scikit-learn estimator",
+                                                           "fit(train) and predict(pairs)"])
+    except ImportError:  # pragma: no cover
+        pass
+    return cases
+
+
+NOT_MODELS = _not_models()
+
+
+@pytest.mark.parametrize("case", list(NOT_MODELS))
+def test_not_a_model_is_named(case: str) -> None:
+    model, words = NOT_MODELS[case]
+    with pytest.raises(InvalidParameterError) as info:
+        _cv({"mine": model}, ["ndcg@5"])
+    message = str(info.value)
+    assert "mine" in message or "model spec" in message
+    for word in words:
+        assert word in message, message
+
+
+@pytest.mark.parametrize(("where", "metric", "words", "cause"), [
+    ("fit", "ndcg@5", "fit(train) raised ZeroDivisionError", ZeroDivisionError),
+    ("recommend", "ndcg@5", "recommend(users, k, exclude) raised KeyError", KeyError),
+    ("predict", "rmse", "predict(pairs) raised RuntimeError", RuntimeError),
+])
+def test_model_errors_are_chained_and_named(where: str, metric: str, words: str,
+                                            cause: type) -> None:
+    with pytest.raises(InvalidModelError) as info:
+        _cv({"mine": Raises(where)}, [metric])
+    assert "model 'mine', fold 0:" in str(info.value)
+    assert words in str(info.value)
+    assert isinstance(info.value.__cause__, cause)
+
+
+def test_receval_errors_of_a_model_keep_their_class() -> None:
+    # ItemMean needs ratings: its own ColumnNotFoundError, with the model and fold named
+    with pytest.raises(rv.exceptions.ColumnNotFoundError, match=r"model 'im', fold 0: fit"):
+        rv.cross_validate({"im": rv.models.ItemMean()}, DATA.drop(columns="rating"),
+                          ["ndcg@5"], split=rv.split.kfold(DATA.drop(columns="rating"), 2),
+                          k=5, progress=False)
+
+
+@pytest.mark.parametrize(("kwargs", "words"), [
+    ({"relevance_treshold": 4}, ["'relevance_treshold'", "relevance_threshold"]),
+    ({"foo": 1}, ["'foo'", "options are"]),
+    ({"recs": DATA}, ["made by cross_validate"]),
+    ({"truth": DATA}, ["made by cross_validate"]),
+])
+def test_unknown_keywords(kwargs: dict[str, Any], words: list[str]) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        _cv({"pop": rv.models.MostPopular()}, ["ndcg@5"], **kwargs)
+    for word in words:
+        assert word in str(info.value)
+
+
+@pytest.mark.parametrize(("metrics", "k"), [
+    (["ndcg@20"], 10), (["precision@6", "ndcg@5"], 5), (["hit_rate@11", "rmse"], 10)])
+def test_cutoff_beyond_k(metrics: list[str], k: int) -> None:
+    with pytest.raises(InvalidParameterError, match=rf"cut at more than k={k}"):
+        _cv({"pop": rv.models.MostPopular()}, metrics, k=k)
+
+
+def test_cutoff_equal_to_k_is_fine() -> None:
+    assert _cv({"pop": rv.models.MostPopular()}, ["ndcg@5", "precision@3"], k=5).labels
+
+
+def test_rating_metrics_only_without_predict() -> None:
+    with pytest.raises(InvalidModelError, match=r"'pop' \(MostPopular\) has no predict\(\)"):
+        _cv({"pop": rv.models.MostPopular(), "im": rv.models.ItemMean()}, ["rmse"])
+
+
+def test_predict_only_model_is_ranked_by_predict() -> None:
+    # DESIGN section 7: a model without recommend is ranked by predict over the training items
+    class ByMean:
+        def __init__(self) -> None:
+            self.inner = rv.models.ItemMean()
+
+        def fit(self, train: Any) -> ByMean:
+            self.inner.fit(train)
+            return self
+
+        def predict(self, pairs: Any) -> Any:
+            return self.inner.predict(pairs)
+
+    cv = _cv({"by-mean": ByMean(), "item-mean": rv.models.ItemMean()}, ["ndcg@5", "rmse"])
+    assert cv.settings["ranked_by_predict"] == ["by-mean"]
+    # the same ranking as ItemMean's own (ties: ascending item id in both)
+    pd.testing.assert_frame_equal(cv.per_fold.loc["by-mean"], cv.per_fold.loc["item-mean"])
+
+
+def test_specs_as_models_and_parameters_recorded() -> None:
+    cv = _cv({"shrunk": "item-mean:shrinkage=5", "rand": {"model": "random",
+                                                          "params": {"seed": 3}}},
+             ["ndcg@5", "rmse"])
+    assert cv.settings["models"] == {"shrunk": "ItemMean(shrinkage=5.0)",
+                                     "rand": "Random(seed=3)"}
+    assert cv.settings["model_params"] == {"shrunk": {"shrinkage": 5.0},
+                                           "rand": {"seed": 3}}
+
+
+def test_model_params_of_wrapped_and_third_party_models() -> None:
+    surprise = pytest.importorskip("surprise")
+
+    class Mine:
+        def __init__(self, alpha: float = 0.5) -> None:
+            self.alpha = alpha
+
+        def fit(self, train: Any) -> Mine:
+            return self
+
+        def recommend(self, users: Any, k: int, exclude: Any = None) -> Any:
+            return good_recs(Scripted(), users, k)
+
+    from receval._cv_checks import model_params
+
+    params = model_params({"svd": rv.models.Surprise(surprise.SVD(n_factors=4)),
+                           "mine": Mine(alpha=2.0)})
+    assert params["mine"] == {"alpha": 2.0}
+    assert repr(params["svd"]["algo"]).startswith("SVD(n_factors=4, ")
+    assert params["svd"]["candidates"] == "unseen"
+    # arrays (factor matrices) by shape and dtype, never their values
+    big = model_params({"emb": Mine(alpha=np.zeros((300, 64)))})
+    assert repr(big["emb"]["alpha"]) == "<ndarray 300x64, float64>"
+
+
+def test_surrogate_names_are_replaced_and_warned() -> None:
+    with pytest.warns(DataWarning, match="lone surrogates"):
+        cv = rv.cross_validate({"a\ud800": rv.models.MostPopular(), "b": rv.models.ItemMean()},
+                               DATA, ["ndcg@5", "rmse"], split=FOLDS, k=5, progress=False)
+    assert cv.models == ["a\ufffd", "b"]
+    assert list(cv.per_fold.index.get_level_values("model").unique()) == ["a\ufffd", "b"]
+    alike = dict([("a\ud800", rv.models.MostPopular()), ("a\udc00", rv.models.ItemMean())])
+    assert len(alike) == 2
+    with pytest.raises(InvalidParameterError, match="two models alike"):
+        _cv(alike, ["ndcg@5"])  # both are named 'a\ufffd': an error, never one model lost
+
+
+@pytest.mark.parametrize("order", [("pop", "im", "um"), ("im", "pop", "um"),
+                                   ("um", "im", "pop")])
+def test_compare_each_metric_over_the_models_that_have_it(order: tuple[str, ...]) -> None:
+    made = {"pop": rv.models.MostPopular, "im": rv.models.ItemMean, "um": rv.models.UserMean}
+    cv = _cv({name: made[name]() for name in order}, ["ndcg@5", "rmse"])
+    with pytest.warns(DataWarning, match=r"RMSE is compared over .* only: \['pop'\]"):
+        cmp = cv.compare(correction="holm")
+    assert cmp.systems == list(order)
+    assert cmp.settings["left_out"] == {"RMSE": ["pop"]}
+    assert np.isnan(cmp.means.loc["pop", "RMSE"])
+    assert set(cmp.tests.loc[cmp.tests["metric"] == "RMSE", ["system_a", "system_b"]]
+               .to_numpy().ravel()) == {"im", "um"}
+    # holm over the 4 tests of the call (3 NDCG pairs, 1 RMSE pair), not per metric:
+    # p_adj of the i-th smallest p is max_{j <= i} min(1, (4 - j + 1) p_(j))
+    p = np.sort(cmp.tests["p_value"].to_numpy())
+    expected = np.maximum.accumulate(np.minimum(1, (4 - np.arange(4)) * p))
+    np.testing.assert_allclose(np.sort(cmp.tests["p_adjusted"].to_numpy()), expected)
+    # the NDCG tests are those of a comparison of the three alone
+    alone = cv.compare(metrics=["ndcg@5"])
+    pd.testing.assert_series_equal(
+        cmp.means["NDCG@5"], alone.means["NDCG@5"])
+
+
+def test_compare_a_metric_only_one_model_has() -> None:
+    cv = _cv({"pop": rv.models.MostPopular(), "im": rv.models.ItemMean(),
+              "rand": rv.models.Random(seed=1)}, ["ndcg@5", "rmse"])
+    with pytest.warns(DataWarning, match=r"RMSE is not compared: only \['im'\]"):
+        cmp = cv.compare()
+    assert list(cmp.means.columns) == ["NDCG@5"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        with pytest.raises(InvalidParameterError, match="nothing to compare"):
+            cv.compare(metrics=["rmse"])
+
+
+def test_ties_at_cutoff_counted_per_model_and_fold() -> None:
+    class Tied(Scripted):
+        def recommend(self, users: Any, k: int, exclude: Any = None) -> Any:
+            rv.exceptions.warn("Tied.recommend: for 7 users, more candidates tie at the k=5-th"
+                               " score than fit in the list", TiesAtCutoffWarning)
+            return good_recs(self, np.asarray(users), k)
+
+    with pytest.warns(TiesAtCutoffWarning):
+        cv = rv.cross_validate({"tied": Tied(), "pop": rv.models.MostPopular()}, DATA,
+                               ["ndcg@5"], split=FOLDS, k=5, progress=False)
+    ties = cv.settings["ties_at_cutoff"]
+    assert {("tied", 0), ("tied", 1)} <= set(ties)
+    assert ties[("tied", 0)]["warnings"] == 1
+    assert ties[("tied", 0)]["users"] == 7
+    # receval's own models count too, when their recommend warns (MostPopular's equal counts)
+    for (name, _), entry in ties.items():
+        if name == "pop":
+            assert entry["users"] is None or entry["users"] >= 1
+            assert "MostPopular" in entry["messages"][0] or "pop" in entry["messages"][0]
+
+
+def test_progress_lines_when_stdout_is_not_a_terminal(capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    _cv({"pop": rv.models.MostPopular()}, ["ndcg@5"], progress=None)
+    err = capsys.readouterr().err.splitlines()
+    lines = [line for line in err if line.startswith("cross_validate:")]
+    assert len(lines) == 2
+    assert lines[0].startswith("cross_validate: model 'pop', fold 1/2: ")
+    assert "fit " in lines[0]
+    assert " s (" in lines[0]
+    _cv({"pop": rv.models.MostPopular()}, ["ndcg@5"], progress=False)
+    assert "cross_validate:" not in capsys.readouterr().err
+
+
+def test_progress_bar_when_stdout_is_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from receval._cv_progress import CvProgress
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    assert CvProgress(None, 4, 2).mode == "bar"
+    assert CvProgress(False, 4, 2).mode == "off"
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False, raising=False)
+    assert CvProgress(True, 4, 2).mode == "lines"
+
+
+# -- the command line ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def ratings_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cvm") / "ratings.csv"
+    DATA.to_csv(path, index=False)
+    return path
+
+
+def run(*args: str) -> Any:
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_cli_specs_equal_the_library(ratings_file: Path) -> None:
+    import io
+
+    out = run("cv", str(ratings_file), "--model", "popular", "--model",
+              "shrunk=item-mean:shrinkage=5", "--model", "random:seed=4",
+              "--model", "receval.models:UserMean(shrinkage=1)",
+              "-m", "ndcg@5", "-m", "rmse", "--folds", "2", "--seed", "1", "-k", "5",
+              "--format", "csv")
+    assert out.exit_code == 0, out.output
+    got = pd.read_csv(io.StringIO(out.stdout)).set_index(["model", "fold"])
+    expected = _cv({"popular": rv.models.MostPopular(),
+                    "shrunk": rv.models.ItemMean(shrinkage=5),
+                    "random:seed=4": rv.models.Random(seed=4),
+                    "receval.models:UserMean(shrinkage=1)": rv.models.UserMean(shrinkage=1)},
+                   ["ndcg@5", "rmse"]).per_fold
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False, rtol=1e-12)
+
+
+def test_cli_seed_reaches_models_without_one(ratings_file: Path) -> None:
+    from receval.cli._cv import parse_model_option
+
+    name, model = parse_model_option("random", 7)
+    assert (name, repr(model)) == ("random", "Random(seed=7)")
+    assert repr(parse_model_option("r=random:seed=2", 7)[1]) == "Random(seed=2)"
+    pytest.importorskip("surprise")
+    name, model = parse_model_option("svd=surprise:SVD(n_factors=3)", 7)
+    assert name == "svd"
+    assert model.algo.random_state == 7
+    _, model = parse_model_option("surprise:SVD(random_state=1)", 7)
+    assert model.algo.random_state == 1
+
+
+def test_cli_surprise_spec(ratings_file: Path) -> None:
+    pytest.importorskip("surprise")
+    out = run("cv", str(ratings_file), "--model", "svd=surprise:SVD(n_factors=4, n_epochs=3)",
+              "--model", "knn=surprise:KNNBasic(k=5, sim_options={'user_based': False})",
+              "-m", "rmse", "--folds", "2", "--format", "markdown")
+    assert out.exit_code == 0, out.output
+    assert "| svd" in out.output
+    assert "| knn" in out.output
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--model", "knn"], ["unknown model 'knn'", "most-popular"]),
+    (["--model", "item-mean:shrnkage=5"], ["'shrnkage'", "position 10"]),
+    (["--model", "item-mean:shrinkage=__import__('os')"], ["not a literal"]),
+    (["--model", "os:system(command='true')"], ["not a model class"]),
+    (["--model", "nosuch.mod:M()"], ["cannot import module"]),
+    (["--model", "surprise:NoSuch"], ["unknown Surprise algorithm"]),
+    (["--model", "a=popular", "--model", "a=random"], ["two models 'a'"]),
+    (["--model", "popular", "--model", "popular"], ["two models 'popular'"]),
+    (["--model", "x="], ["unknown model"]),
+    (["--model", "popular", "-m", "rmse"], ["has no predict()"]),
+    (["--model", "popular", "-m", "ndcg@20", "-k", "10"], ["cut at more than k=10"]),
+    (["--model", "popular", "--model", "random", "--test", "nope"], ["test"]),
+    (["--model", "popular", "--model", "random", "--test", "wilcoxon", "--method", "nope"],
+     ["method"]),
+    (["--model", "popular", "--model", "random", "--test", "t", "--format", "csv"],
+     ["--format csv"]),
+])
+def test_cli_bad_models(ratings_file: Path, args: list[str], words: list[str]) -> None:
+    base = ["cv", str(ratings_file), "--folds", "2"]
+    if "-m" not in args:
+        args = [*args, "-m", "ndcg@5"]
+    out = run(*base, *args)
+    assert out.exit_code == 2, out.output
+    assert "Traceback" not in out.output
+    for word in words:
+        assert word in out.output, out.output
+
+
+def test_cli_compare_with_method(ratings_file: Path) -> None:
+    out = run("cv", str(ratings_file), "--model", "popular", "--model", "item-mean",
+              "--model", "user-mean", "-m", "ndcg@5", "-m", "rmse", "--folds", "2",
+              "--test", "wilcoxon", "--method", "exact", "--correction", "holm",
+              "--format", "markdown")
+    assert out.exit_code == 0, out.output
+    assert "Wilcoxon" in out.output or "wilcoxon" in out.output
+    assert "RMSE is compared over ['item-mean', 'user-mean'] only" in out.output
+
+
+def test_cli_method_is_the_compare_declaration() -> None:
+    from receval.cli import _compare, _cv
+
+    def option(command: Any, name: str) -> Any:
+        return next(p for p in command.params if p.name == name)
+
+    for name in ("method", "correction"):
+        a, b = option(_compare.compare, name), option(_cv.cv, name)
+        assert (a.default, a.help) == (b.default, b.help)
+
+
+def test_cli_imports_a_model_from_the_current_directory(
+        ratings_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "my_cv_models.py").write_text(
+        "import receval as rv\n\n\n"
+        "class Shrunk(rv.models.ItemMean):\n"
+        "    def __init__(self, beta=0.0):\n"
+        "        super().__init__(shrinkage=beta)\n"
+        "        self.beta = beta\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    out = run("cv", str(ratings_file), "--model", "mine=my_cv_models:Shrunk(beta=5)",
+              "--model", "item-mean:shrinkage=5", "-m", "rmse", "--folds", "2",
+              "--format", "csv")
+    assert out.exit_code == 0, out.output
+    import io
+
+    got = pd.read_csv(io.StringIO(out.stdout)).set_index(["model", "fold"])["RMSE"]
+    np.testing.assert_allclose(got.loc["mine"].to_numpy(),
+                               got.loc["item-mean:shrinkage=5"].to_numpy(), rtol=1e-12)
