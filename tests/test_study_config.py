@@ -140,6 +140,8 @@ BAD = [
     ({"evaluate.metrics": []}, "evaluate.metrics", "empty"),
     ({"evaluate.metrics": ["ndcg@5", 3]}, "evaluate.metrics[1]", "expected a string"),
     ({"evaluate.metrics": DELETE}, "evaluate.metrics", "required"),
+    ({"evaluate.metrics": ["ndcg@5", "ndgc@5"]}, "evaluate.metrics[1]", "ndgc"),
+    ({"evaluate.metrics": ["ndcg(gain=cubic)@5"]}, "evaluate.metrics[0]", "gain"),
     ({"evaluate.ties": "sideways"}, "evaluate.ties", "is not one of"),
     ({"evaluate.relevance_threshold": "high"}, "evaluate.relevance_threshold",
      'expected a number, got "high"'),

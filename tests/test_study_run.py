@@ -212,8 +212,10 @@ def test_outputs_are_checked_first_and_never_half_written(tmp_path):
     first = rv.datasets.sample_ratings(50, 30, seed=1).iloc[0]
     config["models"]["bad"] = (f"tests.study_helpers:Spy(forbidden=(({first['user_id']}, "
                                f"{first['item_id']}),))")
-    with pytest.raises(AssertionError, match="forbidden"):
+    with pytest.raises(rv.exceptions.InvalidModelError, match="forbidden") as info:
         rv.run(config, progress=False)
+    assert info.value.parameter == "models.bad"
+    assert str(info.value).startswith("models.bad: ")
     assert list((tmp_path / "out").iterdir()) == []
 
 

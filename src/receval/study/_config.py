@@ -196,13 +196,24 @@ def _models(given: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _metrics(value: Any) -> list[str]:
+def _metrics(value: Any, parse: bool) -> list[str]:
+    """The metric names, each parsed (unless a convention may define names of its own)."""
+    from receval.exceptions import InvalidParameterError
+    from receval.metrics import parse as parse_metric
+
     metrics = [value] if isinstance(value, str) else list(value)
     if not metrics:
         raise ConfigError("evaluate.metrics: an empty list; name at least one metric",
                           parameter="evaluate.metrics")
     for i, metric in enumerate(metrics):
-        check_type(metric, ("string",), f"evaluate.metrics[{i}]")
+        where = f"evaluate.metrics[{i}]"
+        check_type(metric, ("string",), where)
+        if parse:
+            try:
+                parse_metric(metric)
+            except InvalidParameterError as exc:
+                raise ConfigError(f"{where}: {exc}", parameter=where,
+                                  examples=[metric]) from None
     return metrics
 
 
@@ -228,7 +239,8 @@ def resolve(config: Mapping[str, Any], base: Path) -> dict[str, Any]:
     out["split"] = _split(config["split"])
     out["models"] = _models(config["models"])
     out["evaluate"] = _section(config["evaluate"], fixed["evaluate"], "evaluate")
-    out["evaluate"]["metrics"] = _metrics(out["evaluate"]["metrics"])
+    out["evaluate"]["metrics"] = _metrics(out["evaluate"]["metrics"],
+                                          out["evaluate"]["convention"] is None)
     for name in ("tune", "outputs"):
         out[name] = _section(config.get(name, {}), fixed[name], name)
     out["compare"] = None if config.get("compare") is None else _section(

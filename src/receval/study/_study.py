@@ -202,23 +202,28 @@ def _tune(name: str, config: dict[str, Any], data: StudyData, folds: list[Any],
 
 
 def _wrap(call: Any, name: str) -> Any:
-    """``call()``, with a model's protocol error prefixed by its key path."""
-    from receval.models._data import ModelOutputError
+    """``call()``, with its errors prefixed by the config's key path.
+
+    A model's error (``InvalidModelError``, its output included) is ``models.<name>``; a
+    metric's is ``evaluate.metrics``; any other is an evaluate option's (``evaluate``). The
+    original error is chained.
+    """
+    from receval.exceptions import InvalidModelError, UnknownMetricError
 
     try:
         return call()
-    except ModelOutputError:
-        raise
     except ConfigError:
         raise
     except RecevalError as exc:
-        if exc.parameter in ("models", "split", "metrics", None) or "model" in str(
-                exc.parameter):
-            raise type(exc)(f"models.{name}: {exc}", column=exc.column,
-                            parameter=f"models.{name}", n_bad=exc.n_bad,
-                            examples=exc.examples) from None
-        raise type(exc)(f"evaluate: {exc}", column=exc.column, parameter=exc.parameter,
-                        n_bad=exc.n_bad, examples=exc.examples) from None
+        if isinstance(exc, InvalidModelError):
+            where = f"models.{name}"
+        elif isinstance(exc, UnknownMetricError) or exc.parameter == "metrics":
+            where = "evaluate.metrics"
+        else:
+            where = "evaluate"
+        raise type(exc)(f"{where}: {exc}", column=exc.column,
+                        parameter=where if where != "evaluate" else exc.parameter,
+                        n_bad=exc.n_bad, examples=exc.examples) from exc
 
 
 def _compare(config: dict[str, Any], cv: CrossValidation) -> Any:
