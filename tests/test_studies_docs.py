@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from receval.study._config import resolve
+from receval.study._config import load, resolve
 from receval.study._schema import compare_keys, fixed_sections
 from tests.doc_pages import ROOT, run_page
 
@@ -19,12 +19,13 @@ def test_examples_run():
 
 
 def test_toml_blocks_are_valid_configs(tmp_path):
-    import tomllib
-
     blocks = re.findall(r"```toml\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
     assert blocks
-    for block in blocks:
-        resolve(tomllib.loads(block), tmp_path)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks += re.findall(r"```toml\n(.*?)```", readme, flags=re.S)
+    for i, block in enumerate(blocks):
+        (tmp_path / f"{i}.toml").write_text(block)
+        resolve(load(tmp_path / f"{i}.toml")[0], tmp_path)
 
 
 def test_every_key_is_documented():
