@@ -255,3 +255,21 @@ def test_yaml_study(tmp_path, ratings_csv):
     study = rv.run(tmp_path / "study.yaml", progress=False)
     assert study.folder == tmp_path / "out"
     assert study.cv.models == ["pop", "im"]
+
+
+def test_tune_section_and_output_switches(tmp_path):
+    config = toy_config(tmp_path / "out",
+                        tune={"metric": "rmse", "search": "random", "n_iter": 2, "seed": 3,
+                              "validation": {"method": "random", "test_size": 0.3, "seed": 1}})
+    config["models"]["im"] = {"model": "item-mean", "grid": {"shrinkage": [0, 1, 5, 25]}}
+    config["outputs"].update(tables=False, per_user=False)
+    study = rv.run(config, progress=False)
+    assert sorted(p.name for p in study.folder.iterdir()) == ["run.json"]
+    trials = study.tuning["im"].trials
+    assert len(trials) == 4  # 2 folds x 2 points drawn
+    assert study.manifest["seeds"]["tune"] == 3
+    settings = study.manifest["tuning"]["im"]["settings"]
+    assert settings["validation"] == {"method": "random", "test_size": 0.3, "seed": 1}
+    # the same points are drawn in every fold (the seed, not the fold, decides)
+    assert trials[trials["fold"] == 0]["shrinkage"].tolist() == \
+        trials[trials["fold"] == 1]["shrinkage"].tolist()
