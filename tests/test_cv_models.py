@@ -528,3 +528,35 @@ def test_cli_imports_a_model_from_the_current_directory(
     got = pd.read_csv(io.StringIO(out.stdout)).set_index(["model", "fold"])["RMSE"]
     np.testing.assert_allclose(got.loc["mine"].to_numpy(),
                                got.loc["item-mean:shrinkage=5"].to_numpy(), rtol=1e-12)
+
+
+def test_cv_report_shows_parameters_and_ties(tmp_path: Path) -> None:
+    pytest.importorskip("jinja2")
+    pytest.importorskip("matplotlib")
+    cv = _cv({"shrunk": "item-mean:shrinkage=5", "pop": rv.models.MostPopular()}, ["ndcg@5"])
+    ties = {("pop", 0): {"warnings": 1, "users": 4, "messages": ["MostPopular.recommend: x"]},
+            ("pop", 1): {"warnings": 1, "users": 3, "messages": ["MostPopular.recommend: y"]}}
+    import dataclasses
+
+    cv = dataclasses.replace(cv, settings={**cv.settings, "ties_at_cutoff": ties})
+    html = cv.report(tmp_path / "cv.html").read_text(encoding="utf-8")
+    assert "<td>shrinkage=5.0</td>" in html
+    assert "<td>by=&#39;users&#39;</td>" in html
+    assert "pop: tied scores straddled the cutoff k in 7 lists over 2 fold(s)" in html
+
+
+@pytest.mark.parametrize("model", [rv.models.GlobalMean(), rv.models.UserMean(),
+                                   rv.models.ItemMean(shrinkage=2)], ids=repr)
+@pytest.mark.parametrize(("role", "cast"), [
+    ("user_id", str), ("item_id", str), ("item_id", float), ("user_id", lambda v: f"u{v}")])
+def test_predict_ids_of_another_type_is_an_error(model: Any, role: str,
+                                                 cast: Callable[[Any], Any]) -> None:
+    # fitted on integer ids, asked about '12': never the global mean for every pair, silently
+    fitted = model.fit(DATA)
+    pairs = DATA[["user_id", "item_id"]].head(20).copy()
+    pairs[role] = pairs[role].map(cast)
+    with pytest.raises(rv.exceptions.IdTypeMismatchError) as info:
+        fitted.predict(pairs)
+    assert type(model).__name__ in str(info.value)
+    assert role.split("_")[0] + " ids of type" in str(info.value)
+    fitted.predict(DATA[["user_id", "item_id"]].head(20))  # the same kind: fine

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -97,6 +98,13 @@ def test_from_spec_values_are_literals():
     ("item-mean:**{'a': 1}", InvalidParameterError, ["**mappings"]),
     ("item-mean:shrinkage=", InvalidParameterError, ["not a call"]),
     ("item-mean(shrinkage=1", InvalidParameterError, ["not a call", "never closed"]),
+    # one list of parameters, never a second call or attribute that would drop the first
+    ("item-mean(shrinkage=1)()", InvalidParameterError, ["one list of parameters"]),
+    ("item-mean(shrinkage=1).real", InvalidParameterError, ["one list of parameters"]),
+    ("random(seed=1) + 1", InvalidParameterError, ["one list of parameters"]),
+    ("item-mean:shrinkage=1)(", InvalidParameterError, ["one list of parameters"]),
+    ("receval.models:ItemMean(shrinkage=1)()", InvalidModelError, ["expected a class name"]),
+    ("receval.models:ItemMean(shrinkage=1) + 1", InvalidModelError, ["expected a class name"]),
     ("item-mean:shrinkage=__import__('os')", InvalidParameterError,
      ["not a literal", "__import__('os')", "position 20"]),
     ("item-mean:shrinkage=1+open('x').read()", InvalidParameterError, ["not a literal"]),
@@ -242,3 +250,29 @@ def test_any_text_is_a_model_or_a_receval_error(text):
     except rv.exceptions.RecevalError as error:
         message = str(error)
     assert "model spec" in message or callable(getattr(model, "fit", None))
+
+
+@pytest.mark.parametrize("make", [
+    "SVD(n_factors=3, n_epochs=5, lr_all=0.01, reg_all=0.05, random_state=0)",
+    "SVDpp(n_factors=2, n_epochs=2, lr_all=0.01, random_state=1)",
+    "NMF(n_factors=2, n_epochs=5, random_state=2)",
+    "KNNBaseline(k=3, sim_options={'name': 'pearson_baseline', 'user_based': False}, "
+    "bsl_options={'method': 'sgd', 'n_epochs': 3}, verbose=False)",
+    "KNNWithMeans(k=2, min_k=2, sim_options={'name': 'msd'}, verbose=False)",
+    "BaselineOnly(bsl_options={'method': 'als', 'reg_i': 5}, verbose=False)",
+    "CoClustering(n_cltr_u=2, n_cltr_i=2, random_state=3)",
+    "SlopeOne()",
+])
+def test_a_clone_of_a_surprise_model_predicts_as_the_original(make):
+    # the clone is rebuilt from the parameters read back (SVD's lr_all spread over lr_bu ...)
+    pytest.importorskip("surprise")
+    from receval import _demo
+
+    data = _demo.sample_ratings(25, 15, seed=4)
+    model = rv.models.from_spec(f"surprise:{make}")
+    copy = rv.models.clone(model)
+    assert repr(copy) == repr(model)
+    pairs = data[["user_id", "item_id"]]
+    a = model.fit(data).predict(pairs)["score"].to_numpy()
+    b = copy.fit(data).predict(pairs)["score"].to_numpy()
+    np.testing.assert_array_equal(a, b)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from receval.exceptions import InvalidParameterError
-from receval.models._data import canonical, check_predictions, exclusion_csr
+from receval.models._data import canonical, check_predictions, check_query_ids, exclusion_csr
 from receval.models._topk import top_k_global, top_k_pairs
 
 __all__ = ["FittedIds", "check_k", "frame", "rank_by_predict", "requested_users"]
@@ -65,6 +65,7 @@ class FittedIds:
         """The pairs with canonical columns, and their user and item codes (-1: unknown)."""
         self._require_fitted()
         frame = canonical(pairs, name="pairs")[["user_id", "item_id"]]
+        check_query_ids(frame, self.users_, self.items_, type(self).__name__)
         return (frame, self.users_.get_indexer(pd.Index(frame["user_id"])),
                 self.items_.get_indexer(pd.Index(frame["item_id"])))
 

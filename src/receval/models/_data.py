@@ -15,13 +15,20 @@ import pandas as pd
 
 from receval._columns import Columns
 from receval.data._encode import id_kind
-from receval.exceptions import DataError, InvalidModelError, NonFiniteValueError, SchemaError
+from receval.exceptions import (
+    DataError,
+    IdTypeMismatchError,
+    InvalidModelError,
+    NonFiniteValueError,
+    SchemaError,
+)
 
 __all__ = [
     "CANONICAL",
     "ModelOutputError",
     "canonical",
     "check_predictions",
+    "check_query_ids",
     "check_recommendations",
     "exclusion_csr",
     "interactions",
@@ -212,7 +219,7 @@ def _check_ids(frame: pd.DataFrame, where: str, role: str, reference: pd.Index |
     if reference is None or not len(reference) or not len(frame):
         return
     col = f"{role}_id"
-    mine, theirs = id_kind(frame[col]), id_kind(pd.Series(reference[:10_000]))
+    mine, theirs = id_kind(frame[col].iloc[:10_000]), id_kind(pd.Series(reference[:10_000]))
     if mine != theirs:
         raise ModelOutputError(
             f"{where} returned {role} ids of type {mine} ({frame[col].dtype}, e.g. "
@@ -300,3 +307,24 @@ def check_predictions(pred: Any, pairs: pd.DataFrame, model: str) -> pd.DataFram
                 f"{where} returned {int(mask.sum())} {what}, e.g. {_examples(frame, mask)}",
                 parameter="models", n_bad=int(mask.sum()), examples=_examples(frame, mask))
     return frame.assign(score=scores)
+
+
+def check_query_ids(pairs: pd.DataFrame, users: pd.Index, items: pd.Index, model: str) -> None:
+    """The ids a fitted model is asked about must be of the kind it was fitted on.
+
+    ``'12'`` is not user ``12``: asked about string ids after fitting on integers, a model
+    would find every pair unknown and answer its fallback (the global mean) for all of them.
+    An :class:`~receval.exceptions.IdTypeMismatchError` naming both kinds instead.
+    """
+    for role, fitted in (("user", users), ("item", items)):
+        col = pairs[f"{role}_id"]
+        if not len(fitted) or not len(col):
+            continue
+        asked, known = id_kind(col.iloc[:10_000]), id_kind(pd.Series(fitted[:10_000]))
+        if asked != known:
+            raise IdTypeMismatchError(
+                f"{model}: asked about {role} ids of type {asked} ({col.dtype}, e.g. "
+                f"{col.head(3).tolist()}) but fitted on {role} ids of type {known} "
+                f"({fitted.dtype}, e.g. {list(fitted[:3])}); ids are compared exactly, never "
+                f"cast: every pair would be unknown. Convert the ids of one side",
+                column=f"{role}_id", parameter="pairs", examples=col.head(5).tolist())

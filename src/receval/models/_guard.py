@@ -123,5 +123,6 @@ def guarded(name: str, method: str, fold: int | None, call: Callable[[], _T]) ->
         raise named from exc
     except Exception as exc:
         raise InvalidModelError(
-            f"{where} raised {type(exc).__name__}: {exc} (the model's own error; its "
-            f"traceback is chained above)", parameter="models", examples=[name]) from exc
+            f"{where} raised {type(exc).__name__}: {exc} (the model's own error, kept as "
+            f"this error's __cause__ with its traceback)", parameter="models",
+            examples=[name]) from exc

@@ -203,6 +203,20 @@ def _import_path(spec: Any, module: str, text: str, start: int, params: dict[str
     return model
 
 
+def _arguments(spec: str, text: str, start: int) -> tuple[dict[str, Any], Positions]:
+    """``(param=value, ...)`` (``text``, at ``start`` in the spec) -> values and positions.
+
+    Exactly one parenthesised list: ``(a=1)()`` or ``(a=1).x`` is an error, never a call
+    whose arguments are silently dropped.
+    """
+    func, given, positions = _parse_call(spec, f"f{text}", start - 1)
+    if not (isinstance(func, ast.Name) and func.id == "f") or \
+            not text.strip().startswith("(") or not text.strip().endswith(")"):
+        raise _fail(spec, "expected one list of parameters (param=value, ...) after the "
+                    "model's name", start)
+    return given, positions
+
+
 def _merge(spec: Any, given: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
     both = sorted(set(given) & set(params))
     if both:
@@ -218,10 +232,10 @@ def _from_text(spec: Any, text: str, params: dict[str, Any]) -> Any:
     cls = _builtin(spec, head.split("(")[0] if not colon else head)
     if cls is not None:
         if colon:  # name:param=value,param=value
-            _, given, positions = _parse_call(str(spec), f"f({rest})", len(head) - 1)
+            given, positions = _arguments(str(spec), f"({rest})", len(head))
         elif "(" in text:  # name(param=value, ...)
             at = text.index("(")
-            _, given, positions = _parse_call(str(spec), f"f{text[at:]}", at - 1)
+            given, positions = _arguments(str(spec), text[at:], at)
         else:
             given, positions = {}, {}
         return _build(spec, cls, _merge(spec, given, params), positions)

@@ -106,7 +106,17 @@ def models_section(models: Sequence[str], settings: dict[str, Any]) -> Section:
               "their repr (the models give no get_params())")
     sec.p(f"The {len(models)} models as they were fitted on every fold, with {source}.",
           "lead")
-    return sec.table(Table(["model", "parameters"], rows, caption="Models", id="models"))
+    sec.table(Table(["model", "parameters"], rows, caption="Models", id="models"))
+    ties = settings.get("ties_at_cutoff") or {}
+    for name in models:  # what recommend warned about, per model over the folds
+        folds = sorted(fold for (model, fold) in ties if model == name)
+        if folds:
+            users = [ties[(name, f)].get("users") for f in folds]
+            count = (f"{sum(users)} lists" if all(u is not None for u in users)
+                     else "some lists")
+            sec.p(f"{name}: tied scores straddled the cutoff k in {count} over "
+                  f"{len(folds)} fold(s); {ties[(name, folds[0])]['messages'][0]}")
+    return sec
 
 
 def tuning_section(tuning: dict[str, Any]) -> Section:
