@@ -56,8 +56,8 @@ def test_numbers_are_cross_validates(done, ratings_csv):
 
 def test_outputs_folder(done):
     files = sorted(p.name for p in done.folder.iterdir())
-    assert files == ["comparison.csv", "per_fold.csv", "per_user.parquet", "report.html",
-                     "run.json", "summary.csv", "trials.csv"]
+    assert files == ["comparison.csv", "comparison.html", "per_fold.csv", "per_user.parquet",
+                     "report.html", "run.json", "summary.csv", "trials.csv"]
     per_fold = pd.read_csv(done.folder / "per_fold.csv", index_col=[0, 1])
     assert per_fold.loc[("im", 1), "NDCG@5"] == done.cv.results[("im", 1)]["ndcg@5"]
     per_user = pd.read_parquet(done.folder / "per_user.parquet")

@@ -3,7 +3,8 @@
 ``per_fold.csv`` (one row per model and fold), ``summary.csv`` (mean and standard
 deviation over folds), ``trials.csv`` (tuned models: every validation trial),
 ``comparison.csv`` (the paired tests), ``per_user.parquet`` (every model, fold and user),
-``report.html`` (the cross-validation report) and ``run.json`` (the manifest). The paths are
+``report.html`` (the cross-validation report), ``comparison.html`` (the comparison's report,
+with ``[compare]``) and ``run.json`` (the manifest). The paths are
 checked before any data is read (:func:`check_folder`); each file is written to a temporary
 name beside it and renamed (:func:`receval._paths.atomic_write`).
 """
@@ -23,7 +24,7 @@ __all__ = ["FILES", "check_folder", "write_outputs"]
 
 #: Output files by the ``[outputs]`` switch that writes them (run.json always).
 FILES = {"tables": ("per_fold.csv", "summary.csv", "trials.csv", "comparison.csv"),
-         "per_user": ("per_user.parquet",), "report": ("report.html",)}
+         "per_user": ("per_user.parquet",), "report": ("report.html", "comparison.html")}
 
 
 def check_folder(outputs: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Path]:
@@ -87,5 +88,8 @@ def write_outputs(paths: dict[str, Path], study: Any) -> None:
     if "report.html" in paths:
         with atomic_write(paths["report.html"]) as tmp:
             cv.report(tmp, title=study.config["name"])
+        if study.comparison is not None:
+            with atomic_write(paths["comparison.html"]) as tmp:
+                study.comparison.report(tmp, title=f"{study.config['name']}: comparison")
     _write_text(paths["run.json"], json.dumps(study.manifest, indent=1, ensure_ascii=False,
                                               allow_nan=False) + "\n")

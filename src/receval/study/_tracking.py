@@ -101,7 +101,7 @@ def log_mlflow(study: Any, paths: Mapping[str, Path]) -> str:
                 next(k for k in values if k not in tuning["settings"]["grid"]))}
             _log(client, run, {**values, "fold": trial["fold"], "best": trial["best"]}, score)
             client.set_terminated(run)
-    for file in ("run.json", "report.html", "per_user.parquet"):
+    for file in ("run.json", "report.html", "comparison.html", "per_user.parquet"):
         if file in paths and paths[file].exists():
             client.log_artifact(parent, str(paths[file]))
     client.set_terminated(parent)
