@@ -19,6 +19,7 @@ from receval import (
     sampled,
     split,
     stats,
+    study,
 )
 from receval._columns import Columns
 from receval._cv import cross_validate
@@ -29,6 +30,7 @@ from receval._result import EvaluationResult, MetricSummary, UserAccounting
 from receval._version import __version__
 from receval.exceptions import RecevalError, RecevalWarning
 from receval.stats import Comparison, compare
+from receval.study import Study, Tuning, rerun, run, tune
 
 __all__ = [
     "Columns",
@@ -39,6 +41,8 @@ __all__ = [
     "MetricSummary",
     "RecevalError",
     "RecevalWarning",
+    "Study",
+    "Tuning",
     "UserAccounting",
     "__version__",
     "compare",
@@ -51,7 +55,11 @@ __all__ = [
     "metrics",
     "models",
     "protocols",
+    "rerun",
+    "run",
     "sampled",
     "split",
     "stats",
+    "study",
+    "tune",
 ]

@@ -9,6 +9,10 @@ is handled by a policy that the caller chose and that the result records. The tr
     │   ├── UnknownMetricError(InvalidParameterError, KeyError)
     │   │                                         a metric name or parameter the registry lacks;
     │   │                                         the message lists close matches
+    │   ├── ConfigError(InvalidParameterError)
+    │   │                                         a study's config (rv.run, receval run): an
+    │   │                                         unknown key or a bad value, named by its key
+    │   │                                         path (models.knn.params.k)
     │   ├── InvalidModelError(InvalidParameterError)
     │   │                                         a model that breaks the model protocol: not
     │   │                                         wrapped, fit raising, output of the wrong kind
@@ -68,6 +72,7 @@ from typing import Any
 __all__ = [
     "BackendUnavailableError",
     "ColumnNotFoundError",
+    "ConfigError",
     "CorruptDatasetError",
     "DataError",
     "DataWarning",
@@ -175,6 +180,13 @@ class UnknownMetricError(InvalidParameterError, KeyError):
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
         return self.message
+
+
+class ConfigError(InvalidParameterError):
+    """A study's config has an unknown key or a bad value (:func:`receval.run`).
+
+    ``parameter`` is the key path (``models.knn.params.k``); the message starts with it.
+    """
 
 
 class InvalidModelError(InvalidParameterError):

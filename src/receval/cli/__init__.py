@@ -1,4 +1,4 @@
-"""The ``receval`` command line: evaluate, report, explain, metrics, conventions, demo."""
+"""The ``receval`` command line: evaluate, report, explain, metrics, conventions, demo, run."""
 
 from __future__ import annotations
 
@@ -271,12 +271,16 @@ def demo(users: int, items: int, seed: int, k: int) -> None:
 from receval.cli._compare import compare as _compare_command  # noqa: E402
 from receval.cli._cv import cv as _cv_command  # noqa: E402
 from receval.cli._report import report as _report_command  # noqa: E402
+from receval.cli._run import rerun as _rerun_command  # noqa: E402
+from receval.cli._run import run as _run_command  # noqa: E402
 from receval.cli._split import split_cmd  # noqa: E402
 
 cli.add_command(_compare_command)
 cli.add_command(_report_command)
 cli.add_command(_cv_command)
 cli.add_command(split_cmd)
+cli.add_command(_run_command)
+cli.add_command(_rerun_command)
 
 
 def main(argv: list[str] | None = None) -> None:

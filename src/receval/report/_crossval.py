@@ -119,6 +119,27 @@ def models_section(models: Sequence[str], settings: dict[str, Any]) -> Section:
     return sec
 
 
+def tuning_section(tuning: dict[str, Any]) -> Section:
+    """Each tuned model: its grid, the validation score of every point, the chosen point."""
+    sec = Section("tuning", "Tuning")
+    sec.p("Parameters chosen on a validation part carved from each fold's training part "
+          "(never from its test part), then refitted on the whole training part and tested "
+          "once (receval.tune).", "lead")
+    for name, t in tuning.items():
+        grid = ", ".join(f"{k} in {list(v)!r}" for k, v in (t.get("grid") or {}).items())
+        direction = "highest" if t.get("higher_is_better", True) else "lowest"
+        sec.p(f"{name}: {t.get('search')} search over {grid}; the {direction} "
+              f"{t.get('metric')} on validation wins.")
+        rows = [[str(r.get("fold")), ", ".join(f"{k}={r[k]!r}" for k in t.get("grid") or {}),
+                 *(_measured(v) for k, v in r.items()
+                   if k not in ("fold", "trial", "best") and k not in (t.get("grid") or {})),
+                 "chosen" if r.get("best") else ""] for r in t.get("trials") or []]
+        sec.table(Table(["fold", "parameters", f"validation {t.get('metric')}", ""], rows,
+                        caption=f"Tuning trials of {name}", numeric=[2],
+                        id=f"tuning-{len(sec.blocks)}"))
+    return sec
+
+
 def _users_section(cv: Any) -> Section:
     users = Section("users", "Users per fold")
     urows = []
@@ -157,7 +178,22 @@ def _summary_section(cv: Any, per_fold: pd.DataFrame, summary: pd.DataFrame) -> 
                    if not math.isnan(float(summary.loc[m, (label, "mean")])))
                for label in plotted))
     fig = folds_figure(per_fold, plotted)
-    return summ.figure(Figure("fig-folds", to_svg(fig, alt=alt, prefix="folds"), alt + "."))
+    summ.figure(Figure("fig-folds", to_svg(fig, alt=alt, prefix="folds"), alt + "."))
+    reports = list(cv.settings.get("split_reports") or [])
+    if reports and all(getattr(r, "method", None) == "rolling" for r in reports):
+        from receval.report._figures import over_time_figure
+
+        origins = [r.cut_time for r in reports]
+        alt = ("Line plot per metric of each model's value per window, by the window's "
+               "origin: " + "; ".join(
+                   f"{label}: " + ", ".join(
+                       f"{m} " + " ".join(_measured(cv.results[(m, f)][label])
+                                          if label in cv.results[(m, f)] else "-"
+                                          for f in range(cv.n_folds)) for m in cv.models)
+                   for label in plotted))
+        fig = over_time_figure(per_fold, plotted, origins)
+        summ.figure(Figure("fig-over-time", to_svg(fig, alt=alt, prefix="time"), alt + "."))
+    return summ
 
 
 def cross_validation_page(cv: Any, *, title: str | None = None,
@@ -183,8 +219,9 @@ def cross_validation_page(cv: Any, *, title: str | None = None,
              for _, r in per_fold.iterrows()]
     folds.table(Table(["model", "fold", *labels], frows, caption="Values per fold",
                       numeric=list(range(2, 2 + len(labels))), id="per-fold"))
+    extra = [tuning_section(s["tuning"])] if s.get("tuning") else []
     return Page(title or "Cross-validation report", "cross-validation report",
-                [what, splits, models, _users_section(cv),
+                [what, splits, models, *extra, _users_section(cv),
                  _summary_section(cv, per_fold, summary), folds],
                 "Every number on this page was computed by receval.evaluate on each "
                 "model's recommendations on each fold.", stamp(generated))

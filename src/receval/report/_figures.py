@@ -30,6 +30,7 @@ __all__ = [
     "distributions_figure",
     "folds_figure",
     "new_figure",
+    "over_time_figure",
     "popularity_figure",
     "text",
     "tick_labels",
@@ -275,3 +276,36 @@ def folds_figure(per_fold: pd.DataFrame, metrics: Sequence[str], *, model: str =
         ax.margins(x=0.15)
     return fig
 
+
+
+def over_time_figure(per_fold: pd.DataFrame, metrics: Sequence[str], origins: Sequence[object],
+                     *, model: str = "model", fold: str = "fold") -> Figure:
+    """One panel per metric: each model's value per window of a rolling back-test, in time.
+
+    ``origins[f]`` is the origin (start of the test period) of fold ``f``, on the x axis.
+    """
+    n = max(1, len(metrics))
+    cols = min(n, 2)
+    rows = math.ceil(n / cols)
+    fig = new_figure(4.6 * cols, 0.6 + 2.8 * rows)
+    fig.suptitle("Values per window of the rolling back-test, by the window's origin",
+                 x=0.01, ha="left", fontsize=11)
+    x = pd.to_datetime(pd.Series(list(origins)), errors="coerce")
+    times = x if x.notna().all() else pd.Series(range(len(origins)))
+    for i, metric in enumerate(metrics):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        _style(ax)
+        for j, (name, part) in enumerate(per_fold.groupby(per_fold[model].astype(str),
+                                                          sort=False)):
+            part = part.sort_values(fold)
+            vals = part[metric].to_numpy(dtype=np.float64)
+            if np.isnan(vals).all():  # not measured for this model (e.g. no predict)
+                continue
+            at = times.iloc[part[fold].to_numpy()].to_numpy()
+            ax.plot(at, vals, marker="o", color=PALETTE[j % len(PALETTE)], label=text(name))
+        ax.set_title(text(metric), loc="left")
+        ax.set_xlabel("window origin")
+        ax.tick_params(axis="x", labelrotation=30)
+        if i == 0:
+            ax.legend(fontsize=8, frameon=False)
+    return fig

@@ -1,0 +1,101 @@
+"""A study's models, built by :func:`receval.models.from_spec` and checked by key path.
+
+Before a model is built, its ``params`` and ``grid`` are checked against the constructor of
+the model's class (of the wrapped algorithm, for an adapter such as ``surprise:SVD``): an
+unknown parameter is an error with the closest name, and a value whose type differs from
+the default's (``k = "ten"`` where the default is ``40``) is an error naming the key path.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from receval.exceptions import ConfigError, RecevalError
+from receval.study._config import check_type, unknown_key
+from receval.study._schema import type_of_default
+
+__all__ = ["build", "check_models", "model_params"]
+
+
+def _from_spec(spec: Any) -> Any:
+    from receval.models import from_spec
+
+    return from_spec(spec)
+
+
+def _wrap(name: str, exc: Exception) -> ConfigError:
+    where = f"models.{name}"
+    return ConfigError(f"{where}: {exc}", parameter=where,
+                       examples=getattr(exc, "examples", ()))
+
+
+def build(name: str, entry: dict[str, Any], point: dict[str, Any] | None = None) -> Any:
+    """The model ``name`` of the config, with ``point`` (a grid point) over its params."""
+    spec = {"model": entry["model"], "params": {**entry["params"], **(point or {})}}
+    try:
+        return _from_spec(spec)
+    except ConfigError:
+        raise
+    except (RecevalError, TypeError, ValueError, ImportError, AttributeError) as exc:
+        raise _wrap(name, exc) from None
+
+
+def _constructor(model: Any) -> inspect.Signature | None:
+    target = getattr(model, "algo", model)
+    try:
+        return inspect.signature(type(target).__init__)
+    except (TypeError, ValueError):
+        return None
+
+
+def model_params(model: Any) -> dict[str, Any]:
+    """The model's ``repr`` and its scalar hyper-parameters (``get_params(deep=True)``)."""
+    out: dict[str, Any] = {"repr": repr(model)}
+    get = getattr(model, "get_params", None)
+    if callable(get):
+        try:
+            params = dict(get(deep=True))
+        except TypeError:  # a get_params without deep=
+            params = dict(get())
+        out.update({str(k): v for k, v in params.items()
+                    if v is None or isinstance(v, (bool, int, float, str))})
+    return out
+
+
+def _check_value(value: Any, default: Any, where: str) -> None:
+    check_type(value, type_of_default(default), where)
+
+
+def check_models(models: dict[str, dict[str, Any]]) -> None:
+    """Check every model's params and grid against its class's constructor.
+
+    Raises
+    ------
+    ConfigError
+        ``models.<name>.params.<p>`` / ``models.<name>.grid.<p>``: an unknown parameter
+        (with the closest name) or a value of the wrong type; ``models.<name>``: a spec
+        that names no model.
+    """
+    for name, entry in models.items():
+        default = build(name, {"model": entry["model"], "params": {}})
+        signature = _constructor(default)
+        if signature is None:
+            continue
+        known = {p.name: p for p in signature.parameters.values()
+                 if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+        open_ended = any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values())
+        for part in ("params", "grid"):
+            for param, value in entry[part].items():
+                where = f"models.{name}.{part}.{param}"
+                if param not in known:
+                    if open_ended:
+                        continue
+                    raise unknown_key(f"models.{name}.{part}", param, known)
+                default_value = known[param].default
+                if default_value is inspect.Parameter.empty:
+                    continue
+                values = value if part == "grid" else [value]
+                for i, one in enumerate(values):
+                    _check_value(one, default_value, where if part == "params" else
+                                 f"{where}[{i}]")
