@@ -82,3 +82,13 @@ def test_engine_warnings_point_at_the_callers_line() -> None:
         rv.evaluate(recs, truth, ["precision@1"])
     assert caught
     assert {w.filename for w in caught} == {__file__}
+
+
+def test_atomic_write_gives_the_permissions_of_a_plain_open(tmp_path: Path) -> None:
+    # mkstemp makes 0o600 files; an output must be as readable as open(path, "w") makes it
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    out = tmp_path / "atomic.txt"
+    with atomic_write(out) as tmp:
+        tmp.write_text("x")
+    assert out.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777

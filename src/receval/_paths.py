@@ -98,15 +98,24 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; renamed onto ``path`` on success.
 
     On an error the temporary file is removed and ``path`` is left as it was (absent, or
-    its previous content): no half-written output.
+    its previous content): no half-written output. The file gets the permissions a plain
+    ``open(path, "w")`` would give (``0o666`` less the umask; ``mkstemp`` makes it ``0o600``).
     """
     out = Path(os.fspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, out)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
