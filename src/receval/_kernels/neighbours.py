@@ -1,0 +1,209 @@
+"""Neighbourhood estimates of Surprise's k-NN family and Slope One, for many pairs at once.
+
+The arrays are Surprise's own fitted parameters in its inner ids (no pandas here):
+
+* ``sim`` (n_x x n_x): the similarity matrix; ``x`` is the user (user-based) or the item
+  (item-based), ``y`` the other side;
+* ``yr_off, yr_x, yr_r``: the CSR of ``trainset.ir`` (user-based) or ``trainset.ur``
+  (item-based) **in Surprise's list order**: the ``x2`` who rated ``y`` and their ratings.
+
+The estimate of ``(x, y)`` (Surprise's ``KNNBasic.estimate`` and its siblings, Hug 2020):
+the ``k`` neighbours ``x2`` of ``yr[y]`` with the largest ``sim[x, x2]`` (equal similarities:
+the earlier in the list first, as ``heapq.nlargest``), of which those with ``sim > 0`` enter
+
+    basic:     sum(sim * r) / sum(sim)
+    means:     mu_x + sum(sim * (r - mu_x2)) / sum(sim)
+    z-score:   mu_x + sum(sim * (r - mu_x2) / sigma_x2) / sum(sim) * sigma_x
+    baseline:  b_ux + sum(sim * (r - (mu + b_x2 + b_y))) / sum(sim)
+
+``actual_k`` is the number of positive-similarity neighbours used. With fewer than
+``min_k``: basic raises ``PredictionImpossible`` (status 1 here), the others drop the
+neighbour term; no positive neighbour at all: the others drop the term, basic divides zero
+by zero (status 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from receval._kernels._jit import njit, prange
+
+__all__ = ["BASELINE", "BASIC", "MEANS", "ZSCORE", "knn_grid", "knn_pairs", "slope_one_grid",
+           "slope_one_pairs"]
+
+BASIC, MEANS, ZSCORE, BASELINE = 0, 1, 2, 3
+
+
+@njit()
+def _kth_largest(buf: np.ndarray, n: int, k: int) -> float:  # pragma: no cover - compiled
+    """The ``k``-th largest of ``buf[:n]`` (1-based ``k <= n``); reorders ``buf[:n]``."""
+    lo, hi, target = 0, n - 1, n - k  # the value at ascending position n - k
+    while lo < hi:
+        pivot = buf[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while buf[i] < pivot:
+                i += 1
+            while buf[j] > pivot:
+                j -= 1
+            if i <= j:
+                buf[i], buf[j] = buf[j], buf[i]
+                i += 1
+                j -= 1
+        if target <= j:
+            hi = j
+        elif target >= i:
+            lo = i
+        else:
+            return buf[target]
+    return buf[target]
+
+
+@njit()
+def _one(x: int, y: int, kind: int, sim: np.ndarray, yr_off: np.ndarray, yr_x: np.ndarray,
+         yr_r: np.ndarray, k: int, min_k: int, mean: np.ndarray, sigma: np.ndarray,
+         bx: np.ndarray, by: np.ndarray, gm: float, user_based: bool, buf: np.ndarray
+         ) -> tuple[float, int, int]:  # pragma: no cover - compiled
+    start, end = yr_off[y], yr_off[y + 1]
+    if k <= 0:  # heapq.nlargest(k <= 0, ...) is empty
+        end = start
+    p = 0
+    for j in range(start, end):
+        s = sim[x, yr_x[j]]
+        if s > 0:
+            buf[p] = s
+            p += 1
+    # the positive neighbours among the k most similar: all of them when p <= k, else the
+    # k largest, ties at the k-th value taken in list order
+    thr, need = 0.0, p
+    if p > k:
+        thr = _kth_largest(buf, p, k)
+        need = k
+        for j in range(p):
+            if buf[j] > thr:
+                need -= 1  # the slots left for neighbours equal to the threshold
+    sum_sim, sum_r, used = 0.0, 0.0, 0
+    for j in range(start, end):
+        x2 = yr_x[j]
+        s = sim[x, x2]
+        if s <= 0:
+            continue
+        if p > k:
+            if s < thr:
+                continue
+            if s == thr:
+                if need == 0:
+                    continue
+                need -= 1
+        r = yr_r[j]
+        sum_sim += s
+        used += 1
+        if kind == BASIC:
+            sum_r += s * r
+        elif kind == MEANS:
+            sum_r += s * (r - mean[x2])
+        elif kind == ZSCORE:
+            sum_r += s * (r - mean[x2]) / sigma[x2]
+        else:
+            sum_r += s * (r - (gm + bx[x2] + by[y]))
+    if kind == BASIC:
+        if used < min_k:
+            return gm, used, 1
+        if used == 0:
+            return gm, used, 2
+        return sum_r / sum_sim, used, 0
+    if kind == BASELINE:
+        est = gm + bx[x] + by[y] if user_based else gm + by[y] + bx[x]
+    else:
+        est = mean[x]
+    if used < min_k:
+        sum_r = 0.0
+    if used > 0:
+        if kind == ZSCORE:
+            est += sum_r / sum_sim * sigma[x]
+        else:
+            est += sum_r / sum_sim
+    return est, used, 0
+
+
+@njit(parallel=True)
+def knn_grid(rows: np.ndarray, cols: np.ndarray, kind: int, sim: np.ndarray,
+             yr_off: np.ndarray, yr_x: np.ndarray, yr_r: np.ndarray, k: int, min_k: int,
+             mean: np.ndarray, sigma: np.ndarray, bx: np.ndarray, by: np.ndarray, gm: float,
+             user_based: bool, max_len: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Estimates of every (user ``rows[a]``, item ``cols[b]``) pair (inner ids, all known).
+
+    Returns the estimates, ``actual_k`` and the status (0 ok, 1 too few neighbours, 2 no
+    positive neighbour in KNNBasic), each of shape ``(len(rows), len(cols))``.
+    """
+    n_r, n_c = len(rows), len(cols)
+    est = np.empty((n_r, n_c), dtype=np.float64)
+    used = np.empty((n_r, n_c), dtype=np.int64)
+    status = np.empty((n_r, n_c), dtype=np.int8)
+    for a in prange(n_r):
+        buf = np.empty(max(max_len, 1), dtype=np.float64)
+        for b in range(n_c):
+            x, y = (rows[a], cols[b]) if user_based else (cols[b], rows[a])
+            e, n, s = _one(x, y, kind, sim, yr_off, yr_x, yr_r, k, min_k, mean, sigma, bx,
+                           by, gm, user_based, buf)
+            est[a, b], used[a, b], status[a, b] = e, n, s
+    return est, used, status
+
+
+@njit()
+def knn_pairs(users: np.ndarray, items: np.ndarray, kind: int, sim: np.ndarray,
+              yr_off: np.ndarray, yr_x: np.ndarray, yr_r: np.ndarray, k: int, min_k: int,
+              mean: np.ndarray, sigma: np.ndarray, bx: np.ndarray, by: np.ndarray, gm: float,
+              user_based: bool, max_len: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Estimates of the pairs ``(users[p], items[p])`` (inner ids, all known)."""
+    n = len(users)
+    est = np.empty(n, dtype=np.float64)
+    used = np.empty(n, dtype=np.int64)
+    status = np.empty(n, dtype=np.int8)
+    buf = np.empty(max(max_len, 1), dtype=np.float64)
+    for p in range(n):
+        x, y = (users[p], items[p]) if user_based else (items[p], users[p])
+        est[p], used[p], status[p] = _one(x, y, kind, sim, yr_off, yr_x, yr_r, k, min_k,
+                                          mean, sigma, bx, by, gm, user_based, buf)
+    return est, used, status
+
+
+@njit()
+def _slope_one(u: int, i: int, ur_off: np.ndarray, ur_i: np.ndarray, freq: np.ndarray,
+               dev: np.ndarray, user_mean: np.ndarray) -> float:  # pragma: no cover
+    total, count = 0.0, 0
+    for j in range(ur_off[u], ur_off[u + 1]):
+        jj = ur_i[j]
+        if freq[i, jj] > 0:
+            total += dev[i, jj]
+            count += 1
+    est = user_mean[u]
+    if count:
+        est += total / count
+    return est
+
+
+@njit(parallel=True)
+def slope_one_grid(rows: np.ndarray, cols: np.ndarray, ur_off: np.ndarray, ur_i: np.ndarray,
+                   freq: np.ndarray, dev: np.ndarray, user_mean: np.ndarray
+                   ) -> np.ndarray:  # pragma: no cover - compiled
+    """Slope One (Lemire & Maclachlan 2005) as Surprise's ``SlopeOne.estimate``:
+    ``mu_u + mean(dev[i, j] for j rated by u with freq[i, j] > 0)``, every (row, col) pair."""
+    out = np.empty((len(rows), len(cols)), dtype=np.float64)
+    for a in prange(len(rows)):
+        for b in range(len(cols)):
+            out[a, b] = _slope_one(rows[a], cols[b], ur_off, ur_i, freq, dev, user_mean)
+    return out
+
+
+@njit()
+def slope_one_pairs(users: np.ndarray, items: np.ndarray, ur_off: np.ndarray,
+                    ur_i: np.ndarray, freq: np.ndarray, dev: np.ndarray,
+                    user_mean: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Slope One estimates of the pairs ``(users[p], items[p])`` (inner ids, all known)."""
+    out = np.empty(len(users), dtype=np.float64)
+    for p in range(len(users)):
+        out[p] = _slope_one(users[p], items[p], ur_off, ur_i, freq, dev, user_mean)
+    return out
