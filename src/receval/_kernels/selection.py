@@ -1,0 +1,205 @@
+"""Per-row top-k selection of a block of scores, excluded items left out, ties by a key.
+
+One pass over each row of a ``(users, items)`` block of float64 scores keeps the best ``k``
+candidates in a binary heap whose root is the worst kept one: a score below the root's is
+rejected with one comparison, so the pass costs O(n_items + k log k log(n_items)) per row on
+scores in random order, O(n_items log k) at worst. A candidate is any score that is not NaN
+nor ``-inf`` and whose item is not among the row's excluded codes (looked up by binary search
+in a sorted copy, only for a score that would enter the heap). A second pass counts the
+candidates equal to the k-th score, to tell whether the cut fell inside a group of ties.
+
+"Better" is the order (score descending, tie key ascending). The tie key of an item is its
+code (``key == 0``: ties broken by ascending item code) or, for seeded random ties, the XXH64
+of the item code under a per-user key, itself the XXH64 of the user code under the seed's key
+(:func:`receval._kernels.hashing.hash_long`; a bijection, so two items never share a key):
+the order depends on the seed, the user code and the item codes only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from receval._kernels._jit import njit, prange, use_parallel
+from receval._kernels.hashing import hash_long, seed_key
+
+__all__ = ["select_top_k", "tie_key"]
+
+
+def tie_key(seed: int | None) -> np.uint64:
+    """The key of a tie policy: 0 for item order, else a non-zero key of the seed."""
+    if seed is None:
+        return np.uint64(0)
+    key = seed_key(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    return key if key != 0 else np.uint64(1)
+
+
+@njit()
+def _tie(item: int, ukey: np.uint64, random: bool) -> np.uint64:
+    if random:
+        return hash_long(np.uint64(item), ukey)
+    return np.uint64(item)
+
+
+@njit()
+def _worse(s1: float, t1: np.uint64, s2: float, t2: np.uint64) -> bool:
+    """Whether (s1, t1) ranks after (s2, t2)."""
+    return bool(s1 < s2 or (s1 == s2 and t1 > t2))
+
+
+@njit()
+def _sift_down(hs: np.ndarray, ht: np.ndarray, hi: np.ndarray, m: int, p: int
+               ) -> None:  # pragma: no cover - compiled
+    while True:
+        c = 2 * p + 1
+        if c >= m:
+            return
+        if c + 1 < m and _worse(hs[c + 1], ht[c + 1], hs[c], ht[c]):
+            c += 1
+        if not _worse(hs[c], ht[c], hs[p], ht[p]):
+            return
+        hs[p], hs[c] = hs[c], hs[p]
+        ht[p], ht[c] = ht[c], ht[p]
+        hi[p], hi[c] = hi[c], hi[p]
+        p = c
+
+
+@njit()
+def _sift_up(hs: np.ndarray, ht: np.ndarray, hi: np.ndarray, p: int
+             ) -> None:  # pragma: no cover - compiled
+    while p > 0:
+        q = (p - 1) // 2
+        if not _worse(hs[p], ht[p], hs[q], ht[q]):
+            return
+        hs[p], hs[q] = hs[q], hs[p]
+        ht[p], ht[q] = ht[q], ht[p]
+        hi[p], hi[q] = hi[q], hi[p]
+        p = q
+
+
+@njit()
+def _excluded(excl: np.ndarray, item: int) -> bool:
+    lo, hi = 0, len(excl)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if excl[mid] < item:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < len(excl) and excl[lo] == item
+
+
+@njit()
+def _row(row: np.ndarray, excl: np.ndarray, ukey: np.uint64, random: bool, hs: np.ndarray,
+         ht: np.ndarray, hi: np.ndarray) -> tuple[int, bool]:  # pragma: no cover - compiled
+    """Fill the heap with the row's best candidates, best first; return (count, tied)."""
+    cap = len(hs)
+    m = 0
+    for j in range(len(row)):
+        s = row[j]
+        if s != s or s == -np.inf:
+            continue
+        if m == cap:
+            if s < hs[0]:
+                continue
+            t = _tie(j, ukey, random)
+            if not _worse(hs[0], ht[0], s, t) or _excluded(excl, j):
+                continue
+            hs[0], ht[0], hi[0] = s, t, j
+            _sift_down(hs, ht, hi, m, 0)
+        else:
+            if _excluded(excl, j):
+                continue
+            hs[m], ht[m], hi[m] = s, _tie(j, ukey, random), j
+            _sift_up(hs, ht, hi, m)
+            m += 1
+    tied = False
+    if m == cap and m > 0:
+        kth = hs[0]
+        inside = 0
+        for p in range(m):
+            inside += hs[p] == kth
+        seen = 0
+        for j in range(len(row)):
+            if row[j] == kth and not _excluded(excl, j):
+                seen += 1
+                if seen > inside:
+                    tied = True
+                    break
+    for end in range(m - 1, 0, -1):  # heap sort: the worst goes last
+        hs[0], hs[end] = hs[end], hs[0]
+        ht[0], ht[end] = ht[end], ht[0]
+        hi[0], hi[end] = hi[end], hi[0]
+        _sift_down(hs, ht, hi, end, 0)
+    return m, tied
+
+
+@njit()
+def _one(scores: np.ndarray, users: np.ndarray, ptr: np.ndarray, idx: np.ndarray, cap: int,
+         key: np.uint64, r: int, out_s: np.ndarray, out_i: np.ndarray, counts: np.ndarray,
+         tied: np.ndarray) -> None:  # pragma: no cover - compiled
+    random = key != np.uint64(0)
+    ukey = hash_long(np.uint64(users[r]), key) if random else np.uint64(0)
+    excl = np.sort(idx[ptr[r]:ptr[r + 1]])
+    hs = out_s[r * cap:(r + 1) * cap]
+    hi = out_i[r * cap:(r + 1) * cap]
+    ht = np.empty(cap, dtype=np.uint64)
+    m, t = _row(scores[r], excl, ukey, random, hs, ht, hi)
+    counts[r] = m
+    tied[r] = t
+
+
+@njit(parallel=True)
+def _rows_parallel(scores: np.ndarray, users: np.ndarray, ptr: np.ndarray, idx: np.ndarray,
+                   cap: int, key: np.uint64, out_s: np.ndarray, out_i: np.ndarray,
+                   counts: np.ndarray, tied: np.ndarray) -> None:  # pragma: no cover
+    for r in prange(scores.shape[0]):
+        _one(scores, users, ptr, idx, cap, key, r, out_s, out_i, counts, tied)
+
+
+@njit()
+def _rows(scores: np.ndarray, users: np.ndarray, ptr: np.ndarray, idx: np.ndarray, cap: int,
+          key: np.uint64, out_s: np.ndarray, out_i: np.ndarray, counts: np.ndarray,
+          tied: np.ndarray) -> None:  # pragma: no cover - compiled
+    for r in range(scores.shape[0]):
+        _one(scores, users, ptr, idx, cap, key, r, out_s, out_i, counts, tied)
+
+
+def select_top_k(scores: np.ndarray, users: np.ndarray, ptr: np.ndarray, idx: np.ndarray,
+                 k: int, key: np.uint64
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The best ``k`` candidates of each row of a block of scores.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray of float64, shape (rows, items), C-contiguous
+        Only read. NaN and ``-inf`` are not candidates.
+    users : numpy.ndarray of int64
+        The user code of each row (for the random tie keys).
+    ptr, idx : numpy.ndarray of int64
+        CSR of each row's excluded item codes (any order).
+    k : int
+        List length.
+    key : numpy.uint64
+        :func:`tie_key`: 0 for ties by item code, else the seed's key.
+
+    Returns
+    -------
+    offsets, items, values : numpy.ndarray
+        Row ``r``'s list is ``items[offsets[r]:offsets[r + 1]]`` (scores in ``values``),
+        best first.
+    tied : int
+        Rows whose list was cut inside a group of equal scores.
+    """
+    n_rows, n_items = scores.shape
+    cap = max(0, min(int(k), n_items))
+    out_s = np.empty(n_rows * cap, dtype=np.float64)
+    out_i = np.empty(n_rows * cap, dtype=np.int64)
+    counts = np.zeros(n_rows, dtype=np.int64)
+    tied = np.zeros(n_rows, dtype=np.bool_)
+    run = _rows_parallel if use_parallel(n_rows * n_items) and n_rows > 1 else _rows
+    if cap:
+        run(scores, users, ptr, idx, cap, np.uint64(key), out_s, out_i, counts, tied)
+    offsets = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    keep = (np.arange(cap)[None, :] < counts[:, None]).ravel()
+    return offsets, out_i[keep], out_s[keep], int(tied.sum())
