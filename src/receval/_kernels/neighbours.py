@@ -16,6 +16,11 @@ the earlier in the list first, as ``heapq.nlargest``), of which those with ``sim
     z-score:   mu_x + sum(sim * (r - mu_x2) / sigma_x2) / sum(sim) * sigma_x
     baseline:  b_ux + sum(sim * (r - (mu + b_x2 + b_y))) / sum(sim)
 
+KNNBasic is computed as ``r_0 + sum(sim * (r - r_0)) / sum(sim)`` with ``r_0`` the first
+neighbour's rating: equal in exact arithmetic, and exactly ``r`` when every neighbour rated
+``r`` (Surprise's own sum gives 4.999999999999999 or 5.000000000000001 depending on the
+order, which would rank such items by rounding noise instead of as ties).
+
 ``actual_k`` is the number of positive-similarity neighbours used. With fewer than
 ``min_k``: basic raises ``PredictionImpossible`` (status 1 here), the others drop the
 neighbour term; no positive neighbour at all: the others drop the term, basic divides zero
@@ -82,7 +87,7 @@ def _one(x: int, y: int, kind: int, sim: np.ndarray, yr_off: np.ndarray, yr_x: n
         for j in range(p):
             if buf[j] > thr:
                 need -= 1  # the slots left for neighbours equal to the threshold
-    sum_sim, sum_r, used = 0.0, 0.0, 0
+    sum_sim, sum_r, used, r0 = 0.0, 0.0, 0, 0.0
     for j in range(start, end):
         x2 = yr_x[j]
         s = sim[x, x2]
@@ -96,10 +101,12 @@ def _one(x: int, y: int, kind: int, sim: np.ndarray, yr_off: np.ndarray, yr_x: n
                     continue
                 need -= 1
         r = yr_r[j]
+        if used == 0:
+            r0 = r
         sum_sim += s
         used += 1
-        if kind == BASIC:
-            sum_r += s * r
+        if kind == BASIC:  # relative to the first rating: equal ratings give it exactly
+            sum_r += s * (r - r0)
         elif kind == MEANS:
             sum_r += s * (r - mean[x2])
         elif kind == ZSCORE:
@@ -111,7 +118,7 @@ def _one(x: int, y: int, kind: int, sim: np.ndarray, yr_off: np.ndarray, yr_x: n
             return gm, used, 1
         if used == 0:
             return gm, used, 2
-        return sum_r / sum_sim, used, 0
+        return r0 + sum_r / sum_sim, used, 0
     if kind == BASELINE:
         est = gm + bx[x] + by[y] if user_based else gm + by[y] + bx[x]
     else:
