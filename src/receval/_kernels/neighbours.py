@@ -196,8 +196,10 @@ def _slope_one(u: int, i: int, ur_off: np.ndarray, ur_i: np.ndarray, freq: np.nd
 def slope_one_grid(rows: np.ndarray, cols: np.ndarray, ur_off: np.ndarray, ur_i: np.ndarray,
                    freq: np.ndarray, dev: np.ndarray, user_mean: np.ndarray
                    ) -> np.ndarray:  # pragma: no cover - compiled
-    """Slope One (Lemire & Maclachlan 2005) as Surprise's ``SlopeOne.estimate``:
-    ``mu_u + mean(dev[i, j] for j rated by u with freq[i, j] > 0)``, every (row, col) pair."""
+    """Slope One (Lemire & Maclachlan 2005) of every (row, col) pair, as Surprise's estimate.
+
+    ``mu_u + mean(dev[i, j] for j rated by u with freq[i, j] > 0)``.
+    """
     out = np.empty((len(rows), len(cols)), dtype=np.float64)
     for a in prange(len(rows)):
         for b in range(len(cols)):

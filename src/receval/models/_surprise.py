@@ -223,8 +223,10 @@ class Surprise(FittedIds):
 
     def _exclusions(self, index: pd.Index, codes: np.ndarray, exclude: Any
                     ) -> tuple[np.ndarray, np.ndarray]:
-        """CSR over the requested users of the item codes to leave out (``exclude``, and
-        the user's training items unless ``candidates="all"``)."""
+        """CSR over the requested users of the item codes to leave out.
+
+        ``exclude``, and the user's training items unless ``candidates="all"``.
+        """
         off, excluded = exclusion_csr(exclude, index, self.items_)
         if self.candidates == "all":
             return off, excluded
@@ -312,7 +314,7 @@ class Surprise(FittedIds):
             allowed[np.repeat(np.arange(stop - start), np.diff(ptr[start:stop + 1])),
                     excluded[ptr[start]:ptr[stop]]] = False
             assert got.actual_k is not None
-            top, taken, n_tied = neighbour_ties(got.est, got.actual_k, allowed, k)
+            top, _, n_tied = neighbour_ties(got.est, got.actual_k, allowed, k)
             r, c = np.nonzero(top >= 0)
             rows.append(r + start)
             items.append(top[r, c])
