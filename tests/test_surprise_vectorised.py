@@ -47,8 +47,9 @@ FACTORS = {
 KNN_CLASSES = ["KNNBasic", "KNNWithMeans", "KNNWithZScore", "KNNBaseline"]
 SIMS = ["cosine", "msd", "pearson", "pearson_baseline"]
 # (k, min_k): Surprise's defaults; few neighbours with a high floor (many impossible pairs,
-# ties at the k-th similarity decided by list order); min_k = 0 (zero denominators)
-NEIGHBOURS = [(40, 1), (3, 3), (5, 0)]
+# ties at the k-th similarity decided by list order); one neighbour and min_k = 0 (zero
+# denominators where the most similar rater is dissimilar)
+NEIGHBOURS = [(40, 1), (3, 3), (1, 0)]
 KNN = {f"{c}-{s}-{'user' if ub else 'item'}-k{k}-min{m}":
        _knn(getattr(surprise, c), s, ub, k, m)
        for c, s, ub, (k, m) in itertools.product(KNN_CLASSES, SIMS, [True, False],
@@ -204,3 +205,23 @@ def test_bad_ties_name_the_parameter():
             knn.recommend([1], k=3, ties=ties)  # type: ignore[arg-type]
     with pytest.raises(rv.exceptions.InvalidParameterError, match="seed"):
         knn.recommend([1], k=3, ties="random")
+
+
+def test_knn_basic_zero_division_gets_the_default_prediction():
+    # users 0 and 1 rated a, b, c oppositely: pearson(0, 1) = -1 (deviations from the means
+    # (1+5+3)/3 = 3: -2, 2, 0 against 2, -2, 0); item x is rated by user 1 only, so user 0
+    # has no positive neighbour for x: with min_k=0 Surprise computes 0 / 0 and raises
+    train = pd.DataFrame({"user_id": [0, 0, 0, 1, 1, 1, 1],
+                          "item_id": ["a", "b", "c", "a", "b", "c", "x"],
+                          "rating": [1.0, 5.0, 3.0, 5.0, 1.0, 3.0, 4.0]})
+    algo = surprise.KNNBasic(min_k=0, sim_options={"name": "pearson"}, verbose=False)
+    model = rv.models.Surprise(algo).fit(train)
+    assert model.algo.sim[0, 1] == pytest.approx(-1.0)
+    with pytest.raises(ZeroDivisionError):
+        model.algo.predict(0, "x")
+    got = model.score(pd.DataFrame({"user_id": [0], "item_id": ["x"]}))
+    assert got["score"].tolist() == [22.0 / 7]  # the training mean (1+5+3+5+1+3+4) / 7
+    assert model.fallbacks_ == {"impossible": 1}
+    recs = model.recommend([0], k=1)
+    assert recs["item_id"].tolist() == ["x"]
+    assert recs["score"].tolist() == [22.0 / 7]
