@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -9,9 +10,11 @@ import pandas as pd
 
 from receval.exceptions import InvalidParameterError
 from receval.models._data import canonical, check_predictions, exclusion_csr
+from receval.models._rank import Scorer, top_k_scores, warn_ties
 from receval.models._topk import top_k_global, top_k_pairs
 
-__all__ = ["FittedIds", "check_k", "frame", "rank_by_predict", "requested_users"]
+__all__ = ["FittedIds", "check_k", "frame", "rank_by_predict", "rank_by_scores",
+           "requested_users"]
 
 
 def check_k(k: Any) -> int:
@@ -97,6 +100,31 @@ def frame(users: pd.Index, rows: np.ndarray, items: pd.Index, codes: np.ndarray,
     """The ``user_id, item_id, score`` table of a recommendation."""
     return pd.DataFrame({"user_id": users.take(rows), "item_id": items.take(codes),
                          "score": np.asarray(score, dtype=np.float64)})
+
+
+def rank_by_scores(model: str, scorer: Scorer, users: pd.Index, codes: np.ndarray,
+                   items: pd.Index, k: Any, exclude: Any, ties: Any, seed: Any, *,
+                   block_size: Any = None, note: str = "",
+                   finish: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+                   ) -> pd.DataFrame:
+    """The ``user_id, item_id, score`` table of a full-catalog ranking by a score function.
+
+    ``users`` are the requested ids (one list each, in this order), ``codes`` their codes
+    (what ``scorer`` takes, and the users of the random tie keys), ``items`` the model's
+    items in code order. ``exclude`` (a table of pairs) is left out; ties follow ``ties``
+    (:func:`~receval.models._rank.top_k_scores`) and, when the cut at ``k`` splits a
+    group of equal scores for some users, a :class:`~receval.exceptions.TiesAtCutoffWarning`
+    names ``model``, their number and the policy applied (``note`` is appended).
+    ``finish(codes, scores)`` maps the kept scores to the ones returned (terms that are the
+    same for every item of a user, e.g. a user bias, are added after the ranking).
+    """
+    k = check_k(k)
+    off, idx = exclusion_csr(exclude, users, items)
+    ranked = top_k_scores(scorer, codes, len(items), k, exclude_indptr=off,
+                          exclude_indices=idx, ties=ties, seed=seed, block_size=block_size)
+    warn_ties(model, ranked, k, note=note)
+    scores = ranked.scores if finish is None else finish(codes[ranked.rows], ranked.scores)
+    return frame(users, ranked.rows, items, ranked.items, scores)
 
 
 #: ``rank_by_predict`` asks for the predictions of about this many pairs at a time.
