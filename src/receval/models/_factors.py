@@ -26,7 +26,7 @@ from receval.models._checks import (
     unknown_policy,
 )
 from receval.models._data import canonical, interactions
-from receval.models._rank import block_rows
+from receval.models._rank import block_rows, pair_scores
 
 __all__ = ["Factors", "ScoreFunction"]
 
@@ -119,7 +119,7 @@ class _Catalog:
         index, codes = self._users(users)
         return rank_by_scores(self._name(), self._scores, index, codes, self.items_, k,
                               self._exclude(exclude), ties, seed, block_size=self.block_size,
-                              finish=self._finish)
+                              finish=lambda rows, s: self._finish(codes[rows], s))
 
 
 def _sorted(index: pd.Index) -> np.ndarray:
@@ -307,15 +307,10 @@ class ScoreFunction(_Catalog):
         self._require()
         table, u, i = self._pairs(pairs)
         distinct, row = np.unique(u, return_inverse=True)
-        out = np.empty(len(table), dtype=np.float64)
-        step = block_rows(len(self.items_), self.block_size)
-        by_row = np.argsort(row, kind="stable")
-        bounds = np.searchsorted(row[by_row], np.arange(0, len(distinct) + step, step))
-        for b, start in enumerate(range(0, len(distinct), step)):  # blocks of users
-            block = _checked(self._scores(distinct[start:start + step]),
-                             min(step, len(distinct) - start), len(self.items_))
-            take = by_row[bounds[b]:bounds[b + 1]]
-            out[take] = block[row[take] - start, i[take]]
+        out = pair_scores(lambda a, b: _checked(self._scores(distinct[a:b]), b - a,
+                                                len(self.items_)),
+                          row.astype(np.int64), i, len(distinct), len(self.items_),
+                          self.block_size)
         bad = np.isnan(out)
         if bad.any():
             raise InvalidModelError(
