@@ -108,17 +108,17 @@ def _row(row: np.ndarray, excl: np.ndarray, ukey: np.uint64, random: bool, hs: n
     m = 0
     out = -np.inf
     for j0 in range(0, n, _CHUNK):
-        j1 = min(j0 + _CHUNK, n)
+        sub = row[j0:j0 + _CHUNK]
         if m == cap:  # skip a chunk with nothing at or above the root (a SIMD count)
             root = hs[0]
             hits = 0
-            for j in range(j0, j1):
-                if row[j] >= root:
-                    hits += 1
+            for x in sub:  # iterating the slice (not indexing) lets LLVM vectorise
+                hits += x >= root
             if hits == 0:
                 continue
-        for j in range(j0, j1):
-            s = row[j]
+        for jj in range(len(sub)):
+            s = sub[jj]
+            j = j0 + jj
             if m == cap:
                 if not s >= hs[0]:  # below the worst kept, NaN or -inf
                     continue
