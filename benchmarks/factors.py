@@ -17,8 +17,14 @@ Each method runs in its own process (``--one``), so that its peak resident memor
 (``ru_maxrss``) is its own; the table gives the seconds (best of ``--repeat``), the ratio to
 the floor, and the peak RSS of the process and its increase over the data alone.
 
+``--baselines`` times instead ``Random(seed=0).recommend`` against
+``MostPopular().recommend`` (top-10, the training rows excluded) at 600 and 6,000 users x
+4,000 items (30 training rows per user), best of 3 (run it with ``PYTHONPATH`` pointing at
+another checkout to compare versions).
+
 Usage::
 
+    python benchmarks/factors.py --baselines
     python benchmarks/factors.py [--users 20000] [--items 100000] [--factors 64] [--k 100] \
         [--seen 100] [--repeat 1] [--methods receval,receval-core,blas,naive] [--markdown]
 """
@@ -107,6 +113,37 @@ def _run(method: str, args: argparse.Namespace) -> dict[str, Any]:
             "maxrss_mb": _maxrss_mb(), "data_mb": base}
 
 
+def _baselines() -> str:
+    import receval as rv
+
+    lines = ["| users x items | MostPopular (s) | Random (s) | Random / MostPopular |",
+             "|---|---:|---:|---:|"]
+    rng = np.random.default_rng(0)
+    for n_users in (600, 6000):
+        n_items = 4000
+        log = pd.DataFrame({"user_id": rng.integers(0, n_users, n_users * 30),
+                            "item_id": rng.integers(0, n_items, n_users * 30)})
+        every = pd.DataFrame({"user_id": np.zeros(n_items, dtype=np.int64),
+                              "item_id": np.arange(n_items)})  # every item in training
+        train = pd.concat([log, every]).drop_duplicates(ignore_index=True)
+        users = np.arange(n_users)
+        best = {}
+        for model in (rv.models.MostPopular(), rv.models.Random(seed=0)):
+            model.fit(train)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model.recommend(users[:10], 10, exclude=train)  # compile
+                runs = []
+                for _ in range(3):
+                    t0 = time.perf_counter()
+                    model.recommend(users, 10, exclude=train)
+                    runs.append(time.perf_counter() - t0)
+            best[type(model).__name__] = min(runs)
+        lines.append(f"| {n_users:,} x {n_items:,} | {best['MostPopular']:.3f} | "
+                     f"{best['Random']:.3f} | {best['Random'] / best['MostPopular']:.1f}x |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--users", type=int, default=20_000)
@@ -118,7 +155,11 @@ def main() -> None:
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--one", choices=METHODS, help=argparse.SUPPRESS)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--baselines", action="store_true")
     args = ap.parse_args()
+    if args.baselines:
+        print(_baselines())
+        return
     if args.one:
         print(json.dumps(_run(args.one, args)))
         return

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from receval._kernels._jit import njit, prange, use_parallel
+from receval._kernels._jit import njit, prange, readonly, use_parallel
 from receval._kernels.hashing import hash_long, seed_key
 
 __all__ = ["select_top_k", "tie_key"]
@@ -213,7 +213,12 @@ def select_top_k(scores: np.ndarray, users: np.ndarray, ptr: np.ndarray, idx: np
     tied = np.zeros(n_rows, dtype=np.bool_)
     run = _rows_parallel if use_parallel(n_rows * n_items) and n_rows > 1 else _rows
     if cap:
-        run(scores, users, ptr, idx, cap, np.uint64(key), out_s, out_i, counts, tied)
+        # read-only views: one compiled version whatever the caller's arrays
+        run(readonly(np.ascontiguousarray(scores, dtype=np.float64)),
+            readonly(np.ascontiguousarray(users, dtype=np.int64)),
+            readonly(np.ascontiguousarray(ptr, dtype=np.int64)),
+            readonly(np.ascontiguousarray(idx, dtype=np.int64)), cap, np.uint64(key),
+            out_s, out_i, counts, tied)
     offsets = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     keep = (np.arange(cap)[None, :] < counts[:, None]).ravel()
