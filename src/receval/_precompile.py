@@ -204,6 +204,7 @@ def _model_calls(d: dict[str, Any]) -> None:
         model.fit(train)
         model.recommend(users, 5)
         model.recommend(users, 5, exclude=train)
+        model.recommend(users, 5, exclude=train, ties="random", seed=0)
         if hasattr(model, "predict"):
             model.predict(test[["user_id", "item_id"]])
 

@@ -1,4 +1,8 @@
-"""Models for offline experiments: the protocol, vectorised baselines, a Surprise adapter.
+"""Models for offline experiments: the protocol, baselines, adapters, full-catalog ranking.
+
+The baselines, a Surprise adapter, and full-catalog top-k from factors (:class:`Factors`) or
+a score function (:class:`ScoreFunction`), all ranked by :func:`top_k_scores` or a compiled
+walk of a global order.
 
 A model is anything with ``fit(train)`` and ``recommend(users, k, exclude=None)`` and/or
 ``predict(pairs)`` (:class:`Recommender`, :class:`Predictor`); :func:`receval.cross_validate`
@@ -15,10 +19,14 @@ walk per user, never a per-user Python loop.
 2        4       b    1.0
 """
 
+from receval.exceptions import TiesAtCutoffWarning
 from receval.models._baselines import GlobalMean, ItemMean, MostPopular, Random, UserMean
 from receval.models._data import ModelOutputError
+from receval.models._factors import Factors, ScoreFunction
 from receval.models._protocol import Model, Predictor, Recommender
+from receval.models._rank import RankedBlock, top_k_scores
 from receval.models._surprise import Surprise
 
-__all__ = ["GlobalMean", "ItemMean", "Model", "ModelOutputError", "MostPopular", "Predictor",
-           "Random", "Recommender", "Surprise", "UserMean"]
+__all__ = ["Factors", "GlobalMean", "ItemMean", "Model", "ModelOutputError", "MostPopular",
+           "Predictor", "Random", "RankedBlock", "Recommender", "ScoreFunction", "Surprise",
+           "TiesAtCutoffWarning", "UserMean", "top_k_scores"]
