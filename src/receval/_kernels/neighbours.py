@@ -16,7 +16,7 @@ the earlier in the list first, as ``heapq.nlargest``), of which those with ``sim
     z-score:   mu_x + sum(sim * (r - mu_x2) / sigma_x2) / sum(sim) * sigma_x
     baseline:  b_ux + sum(sim * (r - (mu + b_x2 + b_y))) / sum(sim)
 
-KNNBasic is computed as ``r_0 + sum(sim * (r - r_0)) / sum(sim)`` with ``r_0`` the first
+KNNBasic is computed as ``r_0 + sum(sim * (r - r_0)) / sum(sim)`` with ``r_0`` one
 neighbour's rating: equal in exact arithmetic, and exactly ``r`` when every neighbour rated
 ``r`` (Surprise's own sum gives 4.999999999999999 or 5.000000000000001 depending on the
 order, which would rank such items by rounding noise instead of as ties).
@@ -40,72 +40,55 @@ BASIC, MEANS, ZSCORE, BASELINE = 0, 1, 2, 3
 
 
 @njit()
-def _kth_largest(buf: np.ndarray, n: int, k: int) -> float:  # pragma: no cover - compiled
-    """The ``k``-th largest of ``buf[:n]`` (1-based ``k <= n``); reorders ``buf[:n]``."""
-    lo, hi, target = 0, n - 1, n - k  # the value at ascending position n - k
-    while lo < hi:
-        pivot = buf[(lo + hi) // 2]
-        i, j = lo, hi
-        while i <= j:
-            while buf[i] < pivot:
-                i += 1
-            while buf[j] > pivot:
-                j -= 1
-            if i <= j:
-                buf[i], buf[j] = buf[j], buf[i]
-                i += 1
-                j -= 1
-        if target <= j:
-            hi = j
-        elif target >= i:
-            lo = i
-        else:
-            return buf[target]
-    return buf[target]
+def _sift_down_from(hs: np.ndarray, hj: np.ndarray, i: int, n: int
+                    ) -> None:  # pragma: no cover - compiled
+    """Sift ``i`` down the heap ``hs[:n]``.
+
+    The root is the worst kept neighbour: the lowest similarity, then the latest position.
+    """
+    while True:
+        worst, left = i, 2 * i + 1
+        for c in (left, left + 1):
+            if c < n and (hs[c] < hs[worst] or (hs[c] == hs[worst] and hj[c] > hj[worst])):
+                worst = c
+        if worst == i:
+            return
+        hs[i], hs[worst] = hs[worst], hs[i]
+        hj[i], hj[worst] = hj[worst], hj[i]
+        i = worst
 
 
 @njit()
 def _one(x: int, y: int, kind: int, sim: np.ndarray, yr_off: np.ndarray, yr_x: np.ndarray,
          yr_r: np.ndarray, k: int, min_k: int, mean: np.ndarray, sigma: np.ndarray,
-         bx: np.ndarray, by: np.ndarray, gm: float, user_based: bool, buf: np.ndarray
-         ) -> tuple[float, int, int]:  # pragma: no cover - compiled
-    start, end = yr_off[y], yr_off[y + 1]
-    if k <= 0:  # heapq.nlargest(k <= 0, ...) is empty
-        end = start
-    p = 0
-    for j in range(start, end):
+         bx: np.ndarray, by: np.ndarray, gm: float, user_based: bool, hs: np.ndarray,
+         hj: np.ndarray) -> tuple[float, int, int]:  # pragma: no cover - compiled
+    # the positive neighbours in list order; when more than k, the k best by (similarity
+    # desc, list position asc): a bounded heap whose root is the worst kept, replaced only by
+    # a strictly larger similarity (on equal ones the earlier stays, as heapq.nlargest)
+    n = 0
+    stop = yr_off[y + 1] if k > 0 else yr_off[y]  # heapq.nlargest(k <= 0, ...) is empty
+    for j in range(yr_off[y], stop):
         s = sim[x, yr_x[j]]
         if s > 0:
-            buf[p] = s
-            p += 1
-    # the positive neighbours among the k most similar: all of them when p <= k, else the
-    # k largest, ties at the k-th value taken in list order
-    thr, need = 0.0, p
-    if p > k:
-        thr = _kth_largest(buf, p, k)
-        need = k
-        for j in range(p):
-            if buf[j] > thr:
-                need -= 1  # the slots left for neighbours equal to the threshold
-    sum_sim, sum_r, used, r0 = 0.0, 0.0, 0, 0.0
-    for j in range(start, end):
-        x2 = yr_x[j]
-        s = sim[x, x2]
-        if s <= 0:
-            continue
-        if p > k:
-            if s < thr:
-                continue
-            if s == thr:
-                if need == 0:
-                    continue
-                need -= 1
-        r = yr_r[j]
-        if used == 0:
-            r0 = r
+            hs[n], hj[n] = s, j
+            n += 1
+    if n > k:
+        for t in range(k // 2 - 1, -1, -1):  # heapify the first k
+            _sift_down_from(hs, hj, t, k)
+        for t in range(k, n):
+            if hs[t] > hs[0]:
+                hs[0], hj[0] = hs[t], hj[t]
+                _sift_down_from(hs, hj, 0, k)
+        n = k
+    sum_sim, sum_r, r0 = 0.0, 0.0, 0.0
+    if n > 0:
+        r0 = yr_r[hj[0]]
+    for t in range(n):
+        j = hj[t]
+        x2, r, s = yr_x[j], yr_r[j], hs[t]
         sum_sim += s
-        used += 1
-        if kind == BASIC:  # relative to the first rating: equal ratings give it exactly
+        if kind == BASIC:  # relative to one rating: equal ratings give it exactly
             sum_r += s * (r - r0)
         elif kind == MEANS:
             sum_r += s * (r - mean[x2])
@@ -113,6 +96,7 @@ def _one(x: int, y: int, kind: int, sim: np.ndarray, yr_off: np.ndarray, yr_x: n
             sum_r += s * (r - mean[x2]) / sigma[x2]
         else:
             sum_r += s * (r - (gm + bx[x2] + by[y]))
+    used = n
     if kind == BASIC:
         if used < min_k:
             return gm, used, 1
@@ -148,12 +132,13 @@ def knn_grid(rows: np.ndarray, cols: np.ndarray, kind: int, sim: np.ndarray,
     est = np.empty((n_r, n_c), dtype=np.float64)
     used = np.empty((n_r, n_c), dtype=np.int64)
     status = np.empty((n_r, n_c), dtype=np.int8)
+    size = max(max_len, 1)
     for a in prange(n_r):
-        buf = np.empty(max(max_len, 1), dtype=np.float64)
+        hs, hj = np.empty(size, dtype=np.float64), np.empty(size, dtype=np.int64)
         for b in range(n_c):
             x, y = (rows[a], cols[b]) if user_based else (cols[b], rows[a])
             e, n, s = _one(x, y, kind, sim, yr_off, yr_x, yr_r, k, min_k, mean, sigma, bx,
-                           by, gm, user_based, buf)
+                           by, gm, user_based, hs, hj)
             est[a, b], used[a, b], status[a, b] = e, n, s
     return est, used, status
 
@@ -169,11 +154,12 @@ def knn_pairs(users: np.ndarray, items: np.ndarray, kind: int, sim: np.ndarray,
     est = np.empty(n, dtype=np.float64)
     used = np.empty(n, dtype=np.int64)
     status = np.empty(n, dtype=np.int8)
-    buf = np.empty(max(max_len, 1), dtype=np.float64)
+    size = max(max_len, 1)
+    hs, hj = np.empty(size, dtype=np.float64), np.empty(size, dtype=np.int64)
     for p in range(n):
         x, y = (users[p], items[p]) if user_based else (items[p], users[p])
         est[p], used[p], status[p] = _one(x, y, kind, sim, yr_off, yr_x, yr_r, k, min_k,
-                                          mean, sigma, bx, by, gm, user_based, buf)
+                                          mean, sigma, bx, by, gm, user_based, hs, hj)
     return est, used, status
 
 
