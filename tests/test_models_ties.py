@@ -153,3 +153,21 @@ def test_walk_tie_count_matches_the_selection(case):
                           exclude_indices=codes)
     assert order[out].tolist() == ranked.items.tolist()
     assert int(flags.sum()) == ranked.tied_users
+
+
+def test_random_ties_of_string_ids_same_in_fresh_processes():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import warnings, pandas as pd, receval as rv; warnings.simplefilter('ignore'); "
+            "t = pd.DataFrame({'user_id': ['u1', 'u2', 'u3'], 'item_id': ['a', 'b', 'c']}); "
+            "m = rv.models.MostPopular().fit(t); "
+            "print(m.recommend(['u1', 'u2', 'x'], 2, ties='random', seed=3).to_csv())")
+    src = str(Path(rv.__file__).resolve().parents[1])
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": seed,
+                                            "PYTHONPATH": src}).stdout
+            for seed in ("1", "2")]
+    assert outs[0] == outs[1]

@@ -111,6 +111,17 @@ def test_scores_and_predictions_equal_surprise_on_every_pair(name):
                                rtol=1e-9, atol=0)
     impossible = sum(bool(p.details["was_impossible"]) for p in ref)
     assert model.fallbacks_.get("impossible", 0) == 2 * impossible  # score, then predict
+    # the block path of recommend (every candidate of a few users) gives the same estimates
+    est = {(u, i): p.est for u, i, p in zip(pairs["user_id"], pairs["item_id"], ref,
+                                            strict=True)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.exceptions.TiesAtCutoffWarning)
+        recs = model.recommend([*sorted(train["user_id"].unique())[:4], UNKNOWN_USER],
+                               k=len(train))
+    mean = model.algo.trainset.global_mean  # pairs where Surprise divides by zero
+    expected = [est.get((u, i), mean)
+                for u, i in zip(recs["user_id"], recs["item_id"], strict=True)]
+    np.testing.assert_allclose(recs["score"], expected, rtol=1e-9, atol=0)
 
 
 @pytest.mark.parametrize("name", ["SVD", "SVDpp", "SlopeOne", "CoClustering",
