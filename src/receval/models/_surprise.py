@@ -313,8 +313,8 @@ class Surprise(FittedIds):
             allowed = np.ones(got.est.shape, dtype=bool)
             allowed[np.repeat(np.arange(stop - start), np.diff(ptr[start:stop + 1])),
                     excluded[ptr[start]:ptr[stop]]] = False
-            assert got.actual_k is not None
-            top, _, n_tied = neighbour_ties(got.est, got.actual_k, allowed, k)
+            used = got.actual_k if got.actual_k is not None else np.zeros_like(allowed, int)
+            top, _, n_tied = neighbour_ties(got.est, used, allowed, k)
             r, c = np.nonzero(top >= 0)
             rows.append(r + start)
             items.append(top[r, c])
