@@ -189,7 +189,7 @@ def test_bad_scorer_output_is_a_model_error(bad):
 
 def test_warn_ties_says_what_was_done():
     r = top_k_scores(lambda c: S[c], np.arange(4), 6, 2)
-    with pytest.warns(TiesAtCutoffWarning, match=r"for 3 users.*broken by item order") as rec:
+    with pytest.warns(TiesAtCutoffWarning, match=r"for 3 users.*ascending item id") as rec:
         warn_ties("MyModel", r, 2)
     assert rec[0].filename == __file__  # attributed to the caller's line
     r = top_k_scores(lambda c: S[c], np.arange(4), 6, 2, ties="random", seed=5)

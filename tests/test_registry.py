@@ -27,7 +27,8 @@ def test_public_all_is_pinned():
         assert hasattr(rv.conventions, name)
     assert sorted(rv.models.__all__) == sorted([
         "GlobalMean", "ItemMean", "Model", "ModelOutputError", "MostPopular", "Predictor",
-        "Random", "Recommender", "Surprise", "UserMean"])
+        "Random", "Recommender", "Surprise", "UserMean",
+        "Factors", "RankedBlock", "ScoreFunction", "TiesAtCutoffWarning", "top_k_scores"])
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -204,8 +204,28 @@ def _model_calls(d: dict[str, Any]) -> None:
         model.fit(train)
         model.recommend(users, 5)
         model.recommend(users, 5, exclude=train)
+        model.recommend(users, 5, exclude=train, ties="random", seed=0)
         if hasattr(model, "predict"):
             model.predict(test[["user_id", "item_id"]])
+
+
+def _neighbour_calls(d: dict[str, Any]) -> None:
+    """The k-NN and Slope One kernels of ``rv.models.Surprise``, on arrays of their types.
+
+    Surprise itself is optional (not in the build environment), so the kernels are called
+    directly, with the argument types the adapter passes.
+    """
+    from receval._kernels import neighbours as nb
+
+    ids = np.arange(3, dtype=np.int64)
+    off, xs = np.array([0, 2, 3, 3], dtype=np.int64), np.array([1, 2, 0], dtype=np.int64)
+    rs, sim, vec = np.array([4.0, 2.0, 5.0]), np.eye(3), np.ones(3)
+    for kind in (nb.BASIC, nb.BASELINE):
+        nb.knn_grid(ids, ids, kind, sim, off, xs, rs, 2, 1, vec, vec, vec, vec, 3.0, True, 2)
+        nb.knn_pairs(ids, ids, kind, sim, off, xs, rs, 2, 1, vec, vec, vec, vec, 3.0, False, 2)
+    freq = np.ones((3, 3), dtype=np.int64)
+    nb.slope_one_grid(ids, ids, off, xs, freq, sim, vec)
+    nb.slope_one_pairs(ids, ids, off, xs, freq, sim, vec)
 
 
 def _sampled_calls(d: dict[str, Any]) -> None:
@@ -262,7 +282,8 @@ def warm_up(*, parallel: bool = True, log: Callable[[str], None] | None = None) 
         ("receval demo", lambda: _demo.experiment(120, 80, k=5))]
     d = _data()
     calls = [("evaluate", _evaluate_calls), ("parquet buckets", _bucket_calls),
-             ("split", _split_calls), ("models", _model_calls), ("sampled", _sampled_calls),
+             ("split", _split_calls), ("models", _model_calls),
+             ("neighbours", _neighbour_calls), ("sampled", _sampled_calls),
              ("compare", _compare_calls)]
     steps += [(name, functools.partial(fn, d)) for name, fn in calls]
     rounds = [False, True] if parallel and numba.get_num_threads() > 1 else [False]

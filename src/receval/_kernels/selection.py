@@ -5,8 +5,9 @@ candidates in a binary heap whose root is the worst kept one: a score below the 
 rejected with one comparison, so the pass costs O(n_items + k log k log(n_items)) per row on
 scores in random order, O(n_items log k) at worst. A candidate is any score that is not NaN
 nor ``-inf`` and whose item is not among the row's excluded codes (looked up by binary search
-in a sorted copy, only for a score that would enter the heap). A second pass counts the
-candidates equal to the k-th score, to tell whether the cut fell inside a group of ties.
+in a sorted copy, only for a score that would enter the heap). The same pass records the
+best score left out at or above the heap's root, which tells whether the cut fell inside a
+group of equal scores.
 
 "Better" is the order (score descending, tie key ascending). The tie key of an item is its
 code (``key == 0``: ties broken by ascending item code) or, for seeded random ties, the XXH64
@@ -19,10 +20,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from receval._kernels._jit import njit, prange, use_parallel
+from receval._kernels._jit import njit, prange, readonly, use_parallel
 from receval._kernels.hashing import hash_long, seed_key
 
 __all__ = ["select_top_k", "tie_key"]
+
+#: Scores scanned at a time; a chunk with no score at or above the heap's root is skipped
+#: after one vectorised count.
+_CHUNK = 64
 
 
 def tie_key(seed: int | None) -> np.uint64:
@@ -91,40 +96,50 @@ def _excluded(excl: np.ndarray, item: int) -> bool:
 @njit()
 def _row(row: np.ndarray, excl: np.ndarray, ukey: np.uint64, random: bool, hs: np.ndarray,
          ht: np.ndarray, hi: np.ndarray) -> tuple[int, bool]:  # pragma: no cover - compiled
-    """Fill the heap with the row's best candidates, best first; return (count, tied)."""
+    """Fill the heap with the row's best candidates, best first; return (count, tied).
+
+    ``out`` is the highest score of a candidate that is not in the heap, among those that
+    could equal the final k-th score: a candidate rejected at the root's score, or a root
+    pushed out. (A score below the root's is below the final k-th score: the root only
+    rises.) The cut is inside a group of ties iff ``out`` equals the final k-th score.
+    """
     cap = len(hs)
+    n = len(row)
     m = 0
-    for j in range(len(row)):
-        s = row[j]
-        if s != s or s == -np.inf:
-            continue
-        if m == cap:
-            if s < hs[0]:
+    out = -np.inf
+    for j0 in range(0, n, _CHUNK):
+        sub = row[j0:j0 + _CHUNK]
+        if m == cap:  # skip a chunk with nothing at or above the root (a SIMD count)
+            root = hs[0]
+            hits = 0
+            for x in sub:  # iterating the slice (not indexing) lets LLVM vectorise
+                hits += x >= root
+            if hits == 0:
                 continue
-            t = _tie(j, ukey, random)
-            if not _worse(hs[0], ht[0], s, t) or _excluded(excl, j):
-                continue
-            hs[0], ht[0], hi[0] = s, t, j
-            _sift_down(hs, ht, hi, m, 0)
-        else:
-            if _excluded(excl, j):
-                continue
-            hs[m], ht[m], hi[m] = s, _tie(j, ukey, random), j
-            _sift_up(hs, ht, hi, m)
-            m += 1
-    tied = False
-    if m == cap and m > 0:
-        kth = hs[0]
-        inside = 0
-        for p in range(m):
-            inside += hs[p] == kth
-        seen = 0
-        for j in range(len(row)):
-            if row[j] == kth and not _excluded(excl, j):
-                seen += 1
-                if seen > inside:
-                    tied = True
-                    break
+        for jj in range(len(sub)):
+            s = sub[jj]
+            j = j0 + jj
+            if m == cap:
+                if not s >= hs[0]:  # below the worst kept, NaN or -inf
+                    continue
+                t = _tie(j, ukey, random)
+                if not _worse(hs[0], ht[0], s, t):
+                    if s > out and not _excluded(excl, j):
+                        out = s
+                    continue
+                if _excluded(excl, j):
+                    continue
+                if hs[0] > out:
+                    out = hs[0]
+                hs[0], ht[0], hi[0] = s, t, j
+                _sift_down(hs, ht, hi, m, 0)
+            else:
+                if s != s or s == -np.inf or _excluded(excl, j):
+                    continue
+                hs[m], ht[m], hi[m] = s, _tie(j, ukey, random), j
+                _sift_up(hs, ht, hi, m)
+                m += 1
+    tied = m == cap and m > 0 and out == hs[0]
     for end in range(m - 1, 0, -1):  # heap sort: the worst goes last
         hs[0], hs[end] = hs[end], hs[0]
         ht[0], ht[end] = ht[end], ht[0]
@@ -198,7 +213,12 @@ def select_top_k(scores: np.ndarray, users: np.ndarray, ptr: np.ndarray, idx: np
     tied = np.zeros(n_rows, dtype=np.bool_)
     run = _rows_parallel if use_parallel(n_rows * n_items) and n_rows > 1 else _rows
     if cap:
-        run(scores, users, ptr, idx, cap, np.uint64(key), out_s, out_i, counts, tied)
+        # read-only views: one compiled version whatever the caller's arrays
+        run(readonly(np.ascontiguousarray(scores, dtype=np.float64)),
+            readonly(np.ascontiguousarray(users, dtype=np.int64)),
+            readonly(np.ascontiguousarray(ptr, dtype=np.int64)),
+            readonly(np.ascontiguousarray(idx, dtype=np.int64)), cap, np.uint64(key),
+            out_s, out_i, counts, tied)
     offsets = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     keep = (np.arange(cap)[None, :] < counts[:, None]).ravel()

@@ -1,4 +1,8 @@
-"""Models for offline experiments: the protocol, vectorised baselines, library adapters.
+"""Models for offline experiments: the protocol, baselines, adapters, full-catalog ranking.
+
+The baselines, a Surprise adapter, and full-catalog top-k from factors (:class:`Factors`) or
+a score function (:class:`ScoreFunction`), all ranked by :func:`top_k_scores` or a compiled
+walk of a global order.
 
 A model is anything with ``fit(train)`` and ``recommend(users, k, exclude=None)`` and/or
 ``predict(pairs)`` (:class:`Recommender`, :class:`Predictor`); :func:`receval.cross_validate`
@@ -18,16 +22,20 @@ walk per user, never a per-user Python loop. Models carry their hyper-parameters
 2        4       b    1.0
 """
 
+from receval.exceptions import TiesAtCutoffWarning
 from receval.models._baselines import GlobalMean, ItemMean, MostPopular, Random, UserMean
 from receval.models._cornac import Cornac
 from receval.models._data import ModelOutputError
+from receval.models._factors import Factors, ScoreFunction
 from receval.models._implicit import Implicit
 from receval.models._lenskit import LensKit
 from receval.models._params import Params, clone
 from receval.models._protocol import Model, Predictor, Recommender
+from receval.models._rank import RankedBlock, top_k_scores
 from receval.models._spec import from_spec
 from receval.models._surprise import Surprise
 
-__all__ = ["Cornac", "GlobalMean", "Implicit", "ItemMean", "LensKit", "Model", "ModelOutputError",
-           "MostPopular", "Params", "Predictor", "Random", "Recommender", "Surprise", "UserMean",
-           "clone", "from_spec"]
+__all__ = ["Cornac", "Factors", "GlobalMean", "Implicit", "ItemMean", "LensKit", "Model",
+           "ModelOutputError", "MostPopular", "Params", "Predictor", "Random", "RankedBlock",
+           "Recommender", "ScoreFunction", "Surprise", "TiesAtCutoffWarning", "UserMean", "clone",
+           "from_spec", "top_k_scores"]

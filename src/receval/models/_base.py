@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -9,9 +10,11 @@ import pandas as pd
 
 from receval.exceptions import InvalidParameterError
 from receval.models._data import canonical, check_predictions, check_query_ids, exclusion_csr
-from receval.models._topk import top_k_global, top_k_pairs
+from receval.models._rank import RankedBlock, Scorer, check_ties, top_k_scores, warn_ties
+from receval.models._topk import ties_cut_in_walk, top_k_global, top_k_pairs
 
-__all__ = ["FittedIds", "check_k", "frame", "rank_by_predict", "requested_users"]
+__all__ = ["FittedIds", "check_k", "frame", "id_codes", "rank_by_predict", "rank_by_scores",
+           "requested_users"]
 
 
 def check_k(k: Any) -> int:
@@ -69,28 +72,52 @@ class FittedIds:
         return (frame, self.users_.get_indexer(pd.Index(frame["user_id"])),
                 self.items_.get_indexer(pd.Index(frame["item_id"])))
 
-    def _global_top_k(self, users: Any, k: int, exclude: Any, order: np.ndarray
-                      ) -> tuple[pd.Index, np.ndarray, np.ndarray]:
-        """Top ``k`` of a global item order per user, excluded items left out.
+    def _rank_global(self, users: Any, k: Any, exclude: Any, ties: Any, seed: Any,
+                     order: np.ndarray, value: np.ndarray, *, note: str = "",
+                     user_value: Callable[[pd.Index], np.ndarray] | None = None
+                     ) -> pd.DataFrame:
+        """The top ``k`` of one score per item, the same for every user, excluded left out.
 
-        Returns the requested users, the user position of each output row and the item
-        codes, best first per user.
+        ``value[c]`` is item code ``c``'s score and ``order`` the item codes by descending
+        value, then ascending code. ``ties="stable"``: each user takes the first ``k``
+        allowed items of ``order`` (a compiled walk, O(k + |excluded_u|) per user); the
+        users whose list was cut inside a run of equal values are counted from the walk.
+        ``ties="random"``: every user's row of values goes through
+        :func:`~receval.models._rank.top_k_scores` (O(users x items)), each user's tie
+        order keyed by a hash of their id. The returned score is ``value`` of the item,
+        or ``user_value(users)[row]`` (a model whose score is constant per user).
         """
         self._require_fitted()
         k = check_k(k)
+        seed = check_ties(ties, seed)
         index = requested_users(users)
-        position = np.empty(len(order), dtype=np.int64)
-        position[order] = np.arange(len(order))
-        off, pos = exclusion_csr(exclude, index, self.items_, position=position)
-        offsets, out = top_k_global(order, off, pos, k)
-        rows = np.repeat(np.arange(len(index)), np.diff(offsets))
-        return index, rows, order[out]
+        n = len(order)
+        if ties == "stable":
+            position = np.empty(n, dtype=np.int64)
+            position[order] = np.arange(n)
+            off, pos = exclusion_csr(exclude, index, self.items_, position=position)
+            offsets, out = top_k_global(order, off, pos, k)
+            tied = ties_cut_in_walk(value[order], offsets, out, off, pos, k)
+            rows = np.repeat(np.arange(len(index)), np.diff(offsets))
+            ranked = RankedBlock(rows, order[out], value[order[out]], int(tied.sum()),
+                                 "stable")
+        else:
+            off, idx = exclusion_csr(exclude, index, self.items_)
+            ranked = top_k_scores(lambda c: np.broadcast_to(value, (len(c), n)),
+                                  id_codes(index), n, k, exclude_indptr=off,
+                                  exclude_indices=idx, ties=ties, seed=seed)
+        warn_ties(type(self).__name__, ranked, k, note=note)
+        score = ranked.scores if user_value is None else user_value(index)[ranked.rows]
+        return frame(index, ranked.rows, self.items_, ranked.items, score)
 
-    def _ranked(self, users: Any, k: int, exclude: Any, order: np.ndarray,
-                value: np.ndarray) -> pd.DataFrame:
-        """The top ``k`` of a global order per user, scored by ``value`` (per item code)."""
-        index, rows, codes = self._global_top_k(users, k, exclude, order)
-        return frame(index, rows, self.items_, codes, value[codes])
+
+def id_codes(users: pd.Index) -> np.ndarray:
+    """A code per user id that depends on the id alone (the key of its random tie order).
+
+    ``pandas.util.hash_array`` (SipHash of the id's value or text under a fixed key): the
+    same in any process, and independent of the other users requested.
+    """
+    return pd.util.hash_array(users.to_numpy()).view(np.int64)
 
 
 def frame(users: pd.Index, rows: np.ndarray, items: pd.Index, codes: np.ndarray,
@@ -98,6 +125,32 @@ def frame(users: pd.Index, rows: np.ndarray, items: pd.Index, codes: np.ndarray,
     """The ``user_id, item_id, score`` table of a recommendation."""
     return pd.DataFrame({"user_id": users.take(rows), "item_id": items.take(codes),
                          "score": np.asarray(score, dtype=np.float64)})
+
+
+def rank_by_scores(model: str, scorer: Scorer, users: pd.Index, codes: np.ndarray,
+                   items: pd.Index, k: Any, exclude: Any, ties: Any, seed: Any, *,
+                   block_size: Any = None, note: str = "",
+                   finish: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+                   ) -> pd.DataFrame:
+    """The ``user_id, item_id, score`` table of a full-catalog ranking by a score function.
+
+    ``users`` are the requested ids (one list each, in this order), ``codes`` their codes
+    (what ``scorer`` takes, and the users of the random tie keys), ``items`` the model's
+    items in code order. ``exclude`` (a table of pairs) is left out; ties follow ``ties``
+    (:func:`~receval.models._rank.top_k_scores`) and, when the cut at ``k`` splits a
+    group of equal scores for some users, a :class:`~receval.exceptions.TiesAtCutoffWarning`
+    names ``model``, their number and the policy applied (``note`` is appended).
+    ``finish(rows, scores)`` maps the kept scores (``rows``: positions in ``users``) to the
+    ones returned (terms that are the same for every item of a user, e.g. a user bias, are
+    added after the ranking).
+    """
+    k = check_k(k)
+    off, idx = exclusion_csr(exclude, users, items)
+    ranked = top_k_scores(scorer, codes, len(items), k, exclude_indptr=off,
+                          exclude_indices=idx, ties=ties, seed=seed, block_size=block_size)
+    warn_ties(model, ranked, k, note=note)
+    scores = ranked.scores if finish is None else finish(ranked.rows, ranked.scores)
+    return frame(users, ranked.rows, items, ranked.items, scores)
 
 
 #: ``rank_by_predict`` asks for the predictions of about this many pairs at a time.

@@ -4,7 +4,11 @@ Every one is fitted on a table with ``user_id`` and ``item_id`` (aliases accepte
 :class:`receval.Columns`) and, for the mean predictors, a ``rating``; recommends only items
 seen in training; and, given ``exclude`` (a table of (user, item) pairs, e.g. the training
 rows), never recommends an excluded pair. Lists are cut at ``k`` (shorter when a user has
-fewer allowed items) and ties are broken by ascending item id.
+fewer allowed items). Equal scores follow ``ties=``: ``"stable"`` (the default: ascending
+item id) or ``"random"`` (a seeded random order per user, ``seed=`` required); when the cut at
+``k`` falls inside a group of equal scores for some users, ``recommend`` says so with a
+:class:`~receval.exceptions.TiesAtCutoffWarning`. ``score(pairs)`` gives the ranking score of
+any (user, item) pairs (for sampled evaluation).
 """
 
 from __future__ import annotations
@@ -15,15 +19,15 @@ import numpy as np
 import pandas as pd
 
 from receval.exceptions import InvalidParameterError
-from receval.models._base import FittedIds, check_k, frame, requested_users
-from receval.models._data import exclusion_csr, interactions, sorted_unique
+from receval.models._base import FittedIds, id_codes, rank_by_scores, requested_users
+from receval.models._data import interactions, sorted_unique
 from receval.models._params import Params
-from receval.models._topk import top_k_pairs
+from receval.models._rank import pair_scores
 
 __all__ = ["GlobalMean", "ItemMean", "MostPopular", "Random", "UserMean"]
 
-#: Random scores are drawn for this many (user, item) cells at a time (16 MB of float64).
-_CELLS_PER_CHUNK = 1 << 21
+_CONSTANT = ("gives every item of a user the same score, so every list is the tie "
+             "policy's order of the user's allowed items.")
 
 
 class Random(Params, FittedIds):
@@ -32,8 +36,10 @@ class Random(Params, FittedIds):
     The scores of a call come from ``numpy.random.default_rng(seed)``: one row of
     ``n_items`` uniform numbers per requested user, users in ascending id order, items in
     ascending id order. The same seed, users and training items give the same lists in any
-    process. The cost is O(users x items) random numbers (drawn in chunks of 2^21 cells),
-    as in seed 004's random model, which scores every item.
+    process. The rows are drawn a block of users at a time (under 64 MB) and each block's
+    top ``k`` kept by the compiled selection of
+    :func:`~receval.models._rank.top_k_scores`: O(users x items) random numbers, as in
+    seed 004's random model, which scores every item.
 
     Parameters
     ----------
@@ -52,30 +58,41 @@ class Random(Params, FittedIds):
         self._index(interactions(train, rating=False))
         return self
 
-    def recommend(self, users: Any, k: int, exclude: Any = None) -> pd.DataFrame:
-        """``k`` random items per user (never an excluded pair): ``user_id, item_id, score``."""
+    def recommend(self, users: Any, k: int, exclude: Any = None, ties: str = "stable",
+                  seed: int | None = None) -> pd.DataFrame:
+        """``k`` random items per user (never an excluded pair): ``user_id, item_id, score``.
+
+        ``ties``/``seed`` order equal draws (probability ~n^2 / 2^54): see the module.
+        """
         self._require_fitted()
-        k, index = check_k(k), requested_users(users)
-        n_items = len(self.items_)
-        off, codes = exclusion_csr(exclude, index, self.items_)
+        index = requested_users(users)
         rng = np.random.default_rng(self.seed)
-        chunk = max(1, _CELLS_PER_CHUNK // max(n_items, 1))
-        rows, items, values = [np.empty(0, np.int64)], [np.empty(0, np.int64)], [np.empty(0)]
-        for start in range(0, len(index), chunk):  # a few chunks, not a loop over users
-            stop = min(start + chunk, len(index))
-            scores = rng.random((stop - start, n_items))
-            excluded = np.repeat(np.arange(stop - start), np.diff(off[start:stop + 1]))
-            scores[excluded, codes[off[start]:off[stop]]] = -1.0  # below any random score
-            u = np.repeat(np.arange(start, stop, dtype=np.int64), n_items)
-            i = np.tile(np.arange(n_items, dtype=np.int64), stop - start)
-            flat = scores.ravel()
-            keep = np.flatnonzero(flat >= 0.0)
-            best = keep[top_k_pairs(u[keep], i[keep], flat[keep], k)]
-            rows.append(u[best])
-            items.append(i[best])
-            values.append(flat[best])
-        return frame(index, np.concatenate(rows), self.items_, np.concatenate(items),
-                     np.concatenate(values))
+        n = len(self.items_)
+        return rank_by_scores("Random", lambda c: rng.random((len(c), n)), index,
+                              id_codes(index), self.items_, k, exclude, ties, seed)
+
+    def score(self, pairs: Any) -> pd.DataFrame:
+        """The random score ``recommend`` gives each pair when asked for the pairs' users.
+
+        The rows of ``default_rng(seed)`` for the distinct users of ``pairs`` (ascending id),
+        read at the pairs' items: ``user_id, item_id, score`` in the order of ``pairs``.
+        Items absent from training are an error (Random only ranks training items).
+        """
+        table, _, items = self._pairs(pairs)
+        unknown = items < 0
+        if unknown.any():
+            bad = list(table.loc[unknown].head(5).itertuples(index=False, name=None))
+            raise InvalidParameterError(
+                f"Random.score: {int(unknown.sum())} pairs have items absent from training "
+                f"(Random ranks training items only), e.g. {bad}", parameter="pairs",
+                n_bad=int(unknown.sum()), examples=bad)
+        index = requested_users(table["user_id"])
+        rows = index.get_indexer(pd.Index(table["user_id"])).astype(np.int64)
+        rng = np.random.default_rng(self.seed)
+        n = len(self.items_)
+        out = pair_scores(lambda a, b: rng.random((b - a, n)), rows, items.astype(np.int64),
+                          len(index), n)
+        return table.assign(score=out)
 
 
 class MostPopular(Params, FittedIds):
@@ -113,10 +130,21 @@ class MostPopular(Params, FittedIds):
         self.order_ = np.lexsort((np.arange(len(self.items_)), -self.counts_))
         return self
 
-    def recommend(self, users: Any, k: int, exclude: Any = None) -> pd.DataFrame:
-        """The ``k`` most popular allowed items per user: ``user_id, item_id, score``."""
+    def recommend(self, users: Any, k: int, exclude: Any = None, ties: str = "stable",
+                  seed: int | None = None) -> pd.DataFrame:
+        """The ``k`` most popular allowed items per user: ``user_id, item_id, score``.
+
+        Equal counts: ascending item id (``ties="stable"``) or a seeded random order per user
+        (``ties="random"``, O(users x items)).
+        """
         self._require_fitted()
-        return self._ranked(users, k, exclude, self.order_, self.counts_)
+        return self._rank_global(users, k, exclude, ties, seed, self.order_, self.counts_)
+
+    def score(self, pairs: Any) -> pd.DataFrame:
+        """The item's count for each pair (0 for an item absent from training), pairs order."""
+        table, _, items = self._pairs(pairs)
+        return table.assign(score=np.where(items >= 0, self.counts_[np.maximum(items, 0)],
+                                           0.0))
 
 
 class _MeanPredictor(Params, FittedIds):
@@ -147,14 +175,23 @@ class _MeanPredictor(Params, FittedIds):
         self.fallbacks_ = {reason: int((~known).sum())}
         return np.where(known, values[np.maximum(codes, 0)], self.mean_)
 
-    def _constant_top_k(self, users: Any, k: int, exclude: Any,
+    def _constant_top_k(self, users: Any, k: int, exclude: Any, ties: Any, seed: Any,
                         per_user: np.ndarray | None) -> pd.DataFrame:
-        order = np.arange(len(self.items_), dtype=np.int64)  # all tie: ascending item id
-        index, rows, codes = self._global_top_k(users, k, exclude, order)
+        self._require_fitted()
+        n = len(self.items_)
         if per_user is None:
-            return frame(index, rows, self.items_, codes, np.full(len(rows), self.mean_))
-        value = self._by_code(per_user, self.users_.get_indexer(index), "unknown_users")
-        return frame(index, rows, self.items_, codes, value[rows])
+            def value(index: pd.Index) -> np.ndarray:
+                return np.full(len(index), self.mean_)
+        else:
+            def value(index: pd.Index) -> np.ndarray:
+                return self._by_code(per_user, self.users_.get_indexer(index), "unknown_users")
+        return self._rank_global(users, k, exclude, ties, seed, np.arange(n, dtype=np.int64),
+                                 np.zeros(n), note=_CONSTANT,
+                                 user_value=value)
+
+    def score(self, pairs: Any) -> pd.DataFrame:
+        """The ranking score of each pair: its prediction (see ``predict``)."""
+        return self.predict(pairs)  # type: ignore[attr-defined, no-any-return]
 
 
 def _check_shrinkage(value: Any) -> float:
@@ -167,8 +204,9 @@ def _check_shrinkage(value: Any) -> float:
 class GlobalMean(_MeanPredictor):
     """Predict every rating as the mean training rating, mu = sum r / n.
 
-    ``recommend`` gives every allowed item the score mu, so lists are in ascending item id
-    order: a protocol-complete floor, not a ranking.
+    ``recommend`` gives every allowed item the score mu, so lists are in the tie policy's
+    order (ascending item id by default) and it warns that they are: a protocol-complete
+    floor, not a ranking.
     """
 
     def __repr__(self) -> str:
@@ -185,9 +223,10 @@ class GlobalMean(_MeanPredictor):
         self.fallbacks_ = {}
         return table.assign(score=np.full(len(table), self.mean_))
 
-    def recommend(self, users: Any, k: int, exclude: Any = None) -> pd.DataFrame:
-        """The first ``k`` allowed items by item id, score mu."""
-        return self._constant_top_k(users, k, exclude, None)
+    def recommend(self, users: Any, k: int, exclude: Any = None, ties: str = "stable",
+                  seed: int | None = None) -> pd.DataFrame:
+        """The first ``k`` allowed items in the tie order (item id by default), score mu."""
+        return self._constant_top_k(users, k, exclude, ties, seed, None)
 
 
 _S = TypeVar("_S", bound="_ShrunkMean")
@@ -227,7 +266,8 @@ class UserMean(_ShrunkMean):
     (0: the plain mean; Koren, "Factorization meets the neighborhood", KDD 2008, uses
     such damped means as baseline estimates). A user absent from training gets mu; their
     number of rows is in ``fallbacks_["unknown_users"]`` after each ``predict``.
-    ``recommend`` ranks every allowed item equally (ascending item id).
+    ``recommend`` ranks every allowed item equally: lists in the tie policy's order
+    (ascending item id by default), with a warning that says so.
 
     Parameters
     ----------
@@ -237,9 +277,10 @@ class UserMean(_ShrunkMean):
 
     _by = "user"
 
-    def recommend(self, users: Any, k: int, exclude: Any = None) -> pd.DataFrame:
-        """The first ``k`` allowed items by item id, score the user's mean."""
-        return self._constant_top_k(users, k, exclude, self.means_)
+    def recommend(self, users: Any, k: int, exclude: Any = None, ties: str = "stable",
+                  seed: int | None = None) -> pd.DataFrame:
+        """The first ``k`` allowed items in the tie order, score the user's mean."""
+        return self._constant_top_k(users, k, exclude, ties, seed, self.means_)
 
 
 class ItemMean(_ShrunkMean):
@@ -247,8 +288,8 @@ class ItemMean(_ShrunkMean):
 
     r^(u, i) = (sum_{u in U_i} r_ui + beta mu) / (|U_i| + beta), ``beta = shrinkage``. An item
     absent from training gets mu; the number of such rows is in
-    ``fallbacks_["unknown_items"]``. ``recommend`` ranks items by that mean (ties: ascending
-    item id), leaving out excluded pairs.
+    ``fallbacks_["unknown_items"]``. ``recommend`` ranks items by that mean (ties: ``ties=``,
+    ascending item id by default), leaving out excluded pairs.
 
     Parameters
     ----------
@@ -264,7 +305,8 @@ class ItemMean(_ShrunkMean):
         self.order_ = np.lexsort((np.arange(len(self.items_)), -self.means_))
         return self
 
-    def recommend(self, users: Any, k: int, exclude: Any = None) -> pd.DataFrame:
-        """The ``k`` allowed items with the highest mean."""
+    def recommend(self, users: Any, k: int, exclude: Any = None, ties: str = "stable",
+                  seed: int | None = None) -> pd.DataFrame:
+        """The ``k`` allowed items with the highest mean (ties: ``ties=``)."""
         self._require_fitted()
-        return self._ranked(users, k, exclude, self.order_, self.means_)
+        return self._rank_global(users, k, exclude, ties, seed, self.order_, self.means_)

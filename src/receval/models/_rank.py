@@ -31,7 +31,7 @@ from receval._kernels.selection import select_top_k, tie_key
 from receval.exceptions import InvalidModelError, InvalidParameterError, TiesAtCutoffWarning, warn
 
 __all__ = ["BLOCK_BYTES", "TIE_POLICIES", "RankedBlock", "block_rows", "check_ties",
-           "top_k_scores", "warn_ties"]
+           "pair_scores", "top_k_scores", "warn_ties"]
 
 #: Default upper bound of the float64 scores of one block of users (bytes).
 BLOCK_BYTES = 64 << 20
@@ -204,19 +204,39 @@ def top_k_scores(scorer: Scorer, user_codes: Any, n_items: int, k: int, *,
                        int(tied), ties, seed_)
 
 
+def pair_scores(block_scores: Callable[[int, int], np.ndarray], rows: np.ndarray,
+                cols: np.ndarray, n_rows: int, n_items: int, block_size: Any = None
+                ) -> np.ndarray:
+    """Scores of given (row, item) cells, computing full rows a block at a time.
+
+    ``block_scores(start, stop)`` returns the scores of rows ``start .. stop - 1`` against
+    every item (shape ``(stop - start, n_items)``); blocks are asked for in ascending
+    order, each once. ``rows[j]``, ``cols[j]`` is the cell of output ``j``.
+    """
+    step = block_rows(n_items, block_size)
+    out = np.empty(len(rows), dtype=np.float64)
+    by_row = np.argsort(rows, kind="stable")
+    bounds = np.searchsorted(rows[by_row], np.arange(0, n_rows + step, step))
+    for b, start in enumerate(range(0, n_rows, step)):  # blocks of rows
+        block = block_scores(start, min(start + step, n_rows))
+        take = by_row[bounds[b]:bounds[b + 1]]
+        out[take] = block[rows[take] - start, cols[take]]
+    return out
+
+
 def warn_ties(model_name: str, ranked: RankedBlock, k: int, *, note: str = "") -> None:
     """Warn (:class:`~receval.exceptions.TiesAtCutoffWarning`) when ties were cut at ``k``.
 
     The message names the model, the number of users whose k-th score is tied with a
-    candidate left out of the list, and what was done about it; ``note`` is appended (e.g.
-    "UserMean gives every item of a user the same score").
+    candidate left out of the list, and what was done about it; ``note`` is appended after
+    the model's name (e.g. "gives every item of a user the same score").
     """
     if ranked.tied_users <= 0:
         return
-    how = ("broken by item order (ties='stable')" if ranked.tie_policy == "stable"
+    how = ("broken by ascending item id (ties='stable'); pass ties='random' with a seed to "
+           "draw them at random instead" if ranked.tie_policy == "stable"
            else f"broken at random with seed={ranked.seed} (ties='random')")
-    extra = f" {note}" if note else ""
-    warn(f"{model_name}.recommend: for {ranked.tied_users} users, more candidates tie at the "
-         f"k={k}-th score than fit in the list; the ties were {how}.{extra} Pass "
-         f"ties='random', seed=... to draw them at random, or ties='stable' to keep item order.",
+    extra = f" {model_name} {note}" if note else ""
+    warn(f"{model_name}.recommend: for {ranked.tied_users} users the score at rank k={k} is "
+         f"shared by items in the list and items left out; the ties were {how}.{extra}",
          TiesAtCutoffWarning)

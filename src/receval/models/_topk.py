@@ -18,7 +18,7 @@ import numpy as np
 
 from receval._kernels._jit import njit
 
-__all__ = ["top_k_global", "top_k_pairs"]
+__all__ = ["ties_cut_in_walk", "top_k_global", "top_k_pairs"]
 
 
 @njit()
@@ -92,3 +92,46 @@ def top_k_pairs(user: np.ndarray, item: np.ndarray, score: np.ndarray, k: int
         np.empty(0, dtype=np.int64)
     rank = np.arange(len(idx)) - np.repeat(starts, np.diff(np.r_[starts, len(idx)]))
     return idx[rank < k]
+
+
+def ties_cut_in_walk(sorted_values: np.ndarray, offsets: np.ndarray, positions: np.ndarray,
+                     excl_off: np.ndarray, excl_pos: np.ndarray, k: int) -> np.ndarray:
+    """Which users' lists from :func:`top_k_global` were cut inside a group of equal scores.
+
+    A user's list is cut inside a tie when it is full (``k`` items) and some position after
+    its last one, with the same score and not excluded, was left out. The positions of
+    equal scores form one run of the order, so this is a count per user: the run's length
+    after the last position, minus the user's excluded positions inside it (two binary
+    searches in the sorted (user, position) keys of the exclusion CSR).
+
+    Parameters
+    ----------
+    sorted_values : numpy.ndarray of float64
+        The score of each position of the order (non-increasing).
+    offsets, positions : numpy.ndarray of int64
+        The output of :func:`top_k_global`.
+    excl_off, excl_pos : numpy.ndarray of int64
+        Its input: each user's excluded positions, ascending.
+    k : int
+        List length.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One flag per user.
+    """
+    n = len(sorted_values)
+    counts = np.diff(offsets)
+    full = np.flatnonzero(counts == k)
+    flags = np.zeros(len(counts), dtype=bool)
+    if not len(full) or not n:
+        return flags
+    starts = np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1
+    run_end = np.r_[starts, n][np.searchsorted(starts, np.arange(n), side="right")]
+    last = positions[offsets[full + 1] - 1]
+    end = run_end[last]
+    keys = np.repeat(np.arange(len(counts), dtype=np.int64), np.diff(excl_off)) * n + excl_pos
+    inside = (np.searchsorted(keys, full * n + end, side="left")
+              - np.searchsorted(keys, full * n + last, side="right"))
+    flags[full] = (end - last - 1 - inside) > 0
+    return flags
