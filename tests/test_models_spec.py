@@ -185,7 +185,7 @@ class TestSurprise:
         assert text.startswith("Surprise(algo=KNNBaseline(k=7, min_k=1, "
                                "sim_options={'name': 'pearson_baseline', 'user_based': True}, "
                                "bsl_options={'method': 'sgd'}")
-        assert text.endswith("candidates='unseen')")
+        assert text.endswith("candidates='unseen', vectorised=True)")
         copy = rv.models.clone(model)
         assert copy.algo is not model.algo
         assert repr(copy) == text

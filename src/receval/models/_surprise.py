@@ -141,6 +141,11 @@ class Surprise(Params, FittedIds):
         self.candidates = candidates
         self.vectorised = bool(vectorised)
 
+    @property
+    def _label(self) -> str:
+        """The short name messages use: ``Surprise(KNNBasic)`` (``repr`` lists every parameter)."""
+        return f"Surprise({type(self.algo).__name__})"
+
     def fit(self, train: Any) -> Surprise:
         """Fit ``algo`` on ``train`` (``user_id, item_id, rating``) with its own scale."""
         try:
@@ -176,10 +181,10 @@ class Surprise(Params, FittedIds):
         self.path_ = "per-pair predict"
         why = "vectorised=False" if builtin else f"{name} is not one of Surprise's built-in " \
             f"algorithms ({', '.join(VECTORISED)})"
-        warn(f"{self!r}: {why}, so predictions and rankings take the slow path, one "
+        warn(f"{self._label}: {why}, so predictions and rankings take the slow path, one "
              f"algo.predict call per (user, item) pair (about users x items calls per "
              f"recommend); fallbacks_['per_pair_predict'] counts them", RecevalWarning)
-        return _PerPair(self.algo, trainset, self._item_inner, repr(self))
+        return _PerPair(self.algo, trainset, self._item_inner, self._label)
 
     def _count(self, key: str, n: int) -> None:
         if n:
@@ -216,7 +221,7 @@ class Surprise(Params, FittedIds):
             extra = "" if "neighbours" in allowed else \
                 " ('neighbours' is the k-NN algorithms' own key)"
             raise InvalidParameterError(
-                f"{self!r}.recommend: ties must be one of {', '.join(map(repr, allowed))}"
+                f"{self._label}.recommend: ties must be one of {', '.join(map(repr, allowed))}"
                 f"{extra}, got {ties!r}", parameter="ties", examples=[ties])
 
     def _exclusions(self, index: pd.Index, codes: np.ndarray, exclude: Any
@@ -249,7 +254,7 @@ class Surprise(Params, FittedIds):
             self._count("per_pair_predict", got.est.size)
             done[0] += len(codes)
             if total * len(self.items_) >= PROGRESS_MIN:
-                print(f"receval: {self!r} per-pair predict: {done[0]}/{total} users "
+                print(f"receval: {self._label} per-pair predict: {done[0]}/{total} users "
                       f"({done[0] * len(self.items_)} pairs)", file=sys.stderr, flush=True)
         return got
 
@@ -295,7 +300,7 @@ class Surprise(Params, FittedIds):
         note = "k-NN estimates tie often (e.g. all from neighbours who rated the same); " \
             "ties='neighbours' puts the estimates from more neighbours first." \
             if isinstance(self._scorer, KNNScorer) else ""
-        warn_ties(repr(self), ranked, k, note=note)
+        warn_ties(self._label, ranked, k, note=note)
         return frame(index, ranked.rows, self.items_, ranked.items, ranked.scores)
 
     def _by_neighbours(self, index: pd.Index, codes: np.ndarray, ptr: np.ndarray,
@@ -320,7 +325,7 @@ class Surprise(Params, FittedIds):
             tied += n_tied
         self.tied_users_ = tied
         if tied:
-            warn(f"{self!r}.recommend: for {tied} users, more candidates tie at the k={k}-th "
+            warn(f"{self._label}.recommend: for {tied} users, more candidates tie at the k={k}-th "
                  f"estimate and its number of neighbours than fit in the list; the ties were "
                  f"broken by item order (ties='neighbours').", TiesAtCutoffWarning)
         return frame(index, np.concatenate(rows), self.items_, np.concatenate(items),
