@@ -17,7 +17,8 @@ def test_public_all_is_pinned():
         "Columns", "EvaluationResult", "Explanation", "MetricSummary", "RecevalError",
         "RecevalWarning", "UserAccounting", "__version__", "conventions", "evaluate",
         "exceptions", "explain", "metrics", "sampled", "Comparison", "compare", "split",
-        "stats", "CrossValidation", "cross_validate", "models", "datasets", "protocols"])
+        "stats", "CrossValidation", "cross_validate", "models", "datasets", "protocols",
+        "Study", "Tuning", "rerun", "run", "study", "tune"])
     for name in rv.__all__:
         assert hasattr(rv, name)
     assert sorted(rv.conventions.__all__) == sorted([
@@ -28,7 +29,8 @@ def test_public_all_is_pinned():
     assert sorted(rv.models.__all__) == sorted([
         "GlobalMean", "ItemMean", "Model", "ModelOutputError", "MostPopular", "Predictor",
         "Random", "Recommender", "Surprise", "UserMean",
-        "Factors", "RankedBlock", "ScoreFunction", "TiesAtCutoffWarning", "top_k_scores"])
+        "Factors", "RankedBlock", "ScoreFunction", "TiesAtCutoffWarning", "top_k_scores",
+        "Cornac", "Implicit", "LensKit", "Params", "clone", "from_spec"])
 
 
 @pytest.mark.parametrize("name", ALL)
