@@ -11,28 +11,18 @@ names the modules left out.
 
 from __future__ import annotations
 
-import importlib.util
-import logging
-import os
-import warnings
 from collections.abc import Iterator
 
 import pytest
+
+from tests.live_libraries import left_out, quiet_library
 
 #: module -> the import it needs, in CI's main environment (pandas 3)
 NEEDS = {"test_implicit_live.py": "implicit", "test_cornac_live.py": "cornac"}
 #: module -> the import it needs, in CI's pandas-2 environment
 NEEDS_PANDAS2 = {"test_lenskit_live.py": "lenskit"}
 
-_all = NEEDS | NEEDS_PANDAS2
-missing = sorted(f for f, mod in _all.items() if importlib.util.find_spec(mod) is None)
-_wanted = os.environ.get("RECEVAL_REQUIRE_CONFORMANCE", "")
-_required = (set(NEEDS.values()) if _wanted == "1"
-             else {name.strip() for name in _wanted.split(",") if name.strip()})
-_absent = sorted(f for f in missing if _all[f] in _required)
-if _absent:
-    raise RuntimeError(f"adapter libraries missing for {_absent} "
-                       f"(RECEVAL_REQUIRE_CONFORMANCE={_wanted}): see .ci/run")
+missing = left_out(NEEDS, NEEDS_PANDAS2, "adapter")
 collect_ignore = missing
 
 
@@ -46,10 +36,4 @@ def pytest_report_header() -> list[str]:
 def library_noise_ignored() -> Iterator[None]:
     """The libraries' own warnings and log lines while they run (implicit's BLAS advice at
     construction, Cornac's progress bars, LensKit's structured logs)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        logging.disable(logging.WARNING)
-        try:
-            yield
-        finally:
-            logging.disable(logging.NOTSET)
+    yield from quiet_library()

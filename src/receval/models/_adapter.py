@@ -39,7 +39,8 @@ from receval.models._base import FittedIds, check_k, frame, requested_users
 from receval.models._data import exclusion_csr
 from receval.models._rank import top_k_scores, warn_ties
 
-__all__ = ["LibraryAdapter", "Scorer", "fit_or_raise", "library"]
+__all__ = ["LibraryAdapter", "Scorer", "column_name", "fit_or_raise", "library", "refuse_class",
+           "refuse_kind"]
 
 #: ``scorer(user_codes) -> float64 (len(user_codes), n_items)``
 Scorer = Callable[[np.ndarray], np.ndarray]
@@ -55,6 +56,28 @@ def library(module: str, extra: str, adapter: str) -> ModuleType:
         raise BackendUnavailableError(
             f"rv.models.{adapter} needs the {module!r} package, which is not installed: "
             f'pip install "receval[{extra}]"', parameter="model") from exc
+
+
+def refuse_class(model: Any, adapter: str, what: str) -> None:
+    """A class passed where an instance belongs: ``Implicit(AlternatingLeastSquares)``."""
+    if isinstance(model, type):
+        raise InvalidModelError(
+            f"{adapter}() needs {what}, got the class {model.__name__}: write "
+            f"{model.__name__}(...)", parameter="model")
+
+
+def refuse_kind(model: Any, adapter: str, what: str) -> None:
+    """A model of another kind than the adapter wraps (``what`` says which)."""
+    raise InvalidModelError(
+        f"{adapter}() wraps {what}, got {type(model).__module__}.{type(model).__name__}",
+        parameter="model", examples=[type(model).__name__])
+
+
+def column_name(value: Any, parameter: str) -> None:
+    """``value`` names a column of ``train`` or is None."""
+    if value is not None and not isinstance(value, str):
+        raise InvalidParameterError(f"{parameter} must be a column name or None, got "
+                                    f"{value!r}", parameter=parameter, examples=[value])
 
 
 def fit_or_raise(adapter: Any, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -32,8 +32,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from receval.exceptions import InvalidModelError, InvalidParameterError
-from receval.models._adapter import LibraryAdapter, fit_or_raise, library
+from receval.exceptions import InvalidParameterError
+from receval.models._adapter import (
+    LibraryAdapter,
+    column_name,
+    fit_or_raise,
+    library,
+    refuse_class,
+    refuse_kind,
+)
 from receval.models._data import canonical, interactions
 
 __all__ = ["RATING_MODELS", "Cornac"]
@@ -87,18 +94,10 @@ class Cornac(LibraryAdapter):
         library("cornac", "cornac", "Cornac")
         from cornac.models import Recommender
 
-        if isinstance(model, type):
-            raise InvalidModelError(
-                f"Cornac() needs a Cornac model instance, got the class {model.__name__}: "
-                f"write {model.__name__}(...)", parameter="model")
+        refuse_class(model, "Cornac", "a Cornac model instance")
         if not isinstance(model, Recommender):
-            raise InvalidModelError(
-                f"Cornac() wraps a cornac.models.Recommender, got "
-                f"{type(model).__module__}.{type(model).__name__}", parameter="model",
-                examples=[type(model).__name__])
-        if rating is not None and not isinstance(rating, str):
-            raise InvalidParameterError(f"rating must be a column name or None, got "
-                                        f"{rating!r}", parameter="rating", examples=[rating])
+            refuse_kind(model, "Cornac", "a cornac.models.Recommender")
+        column_name(rating, "rating")
         super().__init__(model, unknown_users=unknown_users)
         self.rating = rating
         self.rating_model = rating_model

@@ -28,8 +28,15 @@ from typing import Any
 
 import numpy as np
 
-from receval.exceptions import InvalidModelError, InvalidParameterError, NonFiniteValueError
-from receval.models._adapter import LibraryAdapter, fit_or_raise, library
+from receval.exceptions import InvalidParameterError, NonFiniteValueError
+from receval.models._adapter import (
+    LibraryAdapter,
+    column_name,
+    fit_or_raise,
+    library,
+    refuse_class,
+    refuse_kind,
+)
 from receval.models._data import canonical, interactions
 
 __all__ = ["Implicit"]
@@ -66,18 +73,12 @@ class Implicit(LibraryAdapter):
         from implicit.recommender_base import RecommenderBase
 
         if isinstance(model, type) and issubclass(model, RecommenderBase):
-            raise InvalidModelError(
-                f"Implicit() needs an implicit model instance, got the class "
-                f"{model.__name__}: write {model.__name__}(...)", parameter="model")
+            refuse_class(model, "Implicit", "an implicit model instance")
         gpu = isinstance(model, RecommenderBase) and hasattr(model, "to_cpu")
         if not isinstance(model, (MatrixFactorizationBase, ItemItemRecommender)) and not gpu:
-            raise InvalidModelError(
-                f"Implicit() wraps implicit's matrix factorisation (ALS, BPR, LMF) and "
-                f"item-item models, got {type(model).__module__}.{type(model).__name__}",
-                parameter="model", examples=[type(model).__name__])
-        if weight is not None and not isinstance(weight, str):
-            raise InvalidParameterError(f"weight must be a column name or None, got "
-                                        f"{weight!r}", parameter="weight", examples=[weight])
+            refuse_kind(model, "Implicit", "implicit's matrix factorisation (ALS, BPR, LMF) "
+                        "and item-item models")
+        column_name(weight, "weight")
         super().__init__(model, unknown_users=unknown_users)
         self.weight = weight
 

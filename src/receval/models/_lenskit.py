@@ -27,7 +27,15 @@ import numpy as np
 import pandas as pd
 
 from receval.exceptions import InvalidModelError, InvalidParameterError
-from receval.models._adapter import LibraryAdapter, changed_params, fit_or_raise, library
+from receval.models._adapter import (
+    LibraryAdapter,
+    changed_params,
+    column_name,
+    fit_or_raise,
+    library,
+    refuse_class,
+    refuse_kind,
+)
 from receval.models._data import canonical, interactions
 
 __all__ = ["RATING_SCORERS", "LensKit"]
@@ -77,21 +85,14 @@ class LensKit(LibraryAdapter):
         from lenskit.pipeline import Component, Pipeline
 
         if isinstance(model, type):
-            raise InvalidModelError(
-                f"LensKit() needs a scorer instance or a pipeline, got the class "
-                f"{model.__name__}: write {model.__name__}(...)", parameter="model")
+            refuse_class(model, "LensKit", "a scorer instance or a pipeline")
         if isinstance(model, Pipeline):
             if "scorer" not in {node.name for node in model.nodes()}:
                 raise InvalidModelError("LensKit(): the pipeline has no 'scorer' node",
                                         parameter="model")
         elif not isinstance(model, Component):
-            raise InvalidModelError(
-                f"LensKit() wraps a LensKit scorer component or pipeline, got "
-                f"{type(model).__module__}.{type(model).__name__}", parameter="model",
-                examples=[type(model).__name__])
-        if rating is not None and not isinstance(rating, str):
-            raise InvalidParameterError(f"rating must be a column name or None, got "
-                                        f"{rating!r}", parameter="rating", examples=[rating])
+            refuse_kind(model, "LensKit", "a LensKit scorer component or pipeline")
+        column_name(rating, "rating")
         super().__init__(model, unknown_users=unknown_users)
         self.rating = rating
 

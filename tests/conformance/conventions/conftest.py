@@ -13,14 +13,12 @@ modules left out.
 
 from __future__ import annotations
 
-import importlib.util
-import logging
-import os
-import warnings
 from collections.abc import Iterator
 
 import pandas as pd
 import pytest
+
+from tests.live_libraries import left_out, quiet_library
 
 #: module -> the import it needs, in CI's main environment (pandas 3)
 NEEDS = {
@@ -40,15 +38,7 @@ NEEDS_PANDAS2 = {
     "test_conv_beyond_live.py": "recmetrics",
 }
 
-_all = NEEDS | NEEDS_PANDAS2
-missing = sorted(f for f, mod in _all.items() if importlib.util.find_spec(mod) is None)
-_wanted = os.environ.get("RECEVAL_REQUIRE_CONFORMANCE", "")
-_required = (set(NEEDS.values()) if _wanted == "1"
-             else {name.strip() for name in _wanted.split(",") if name.strip()})
-_absent = sorted(f for f in missing if _all[f] in _required)
-if _absent:
-    raise RuntimeError(f"conformance libraries missing for {_absent} "
-                       f"(RECEVAL_REQUIRE_CONFORMANCE={_wanted}): see .ci/run")
+missing = left_out(NEEDS, NEEDS_PANDAS2, "conformance")
 collect_ignore = missing
 if not pd.__version__.startswith("3."):  # shows what pandas 3 does to MS Recommenders
     collect_ignore.append("test_conv_beyond_ms_recommenders_pandas3.py")
@@ -64,10 +54,4 @@ def pytest_report_header() -> list[str]:
 def library_noise_ignored() -> Iterator[None]:
     """A library's own warnings and log lines while it runs live (LensKit logs "could not find
     test data" and warns on 0/0; Evidently warns on deprecations)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        logging.disable(logging.WARNING)
-        try:
-            yield
-        finally:
-            logging.disable(logging.NOTSET)
+    yield from quiet_library()
