@@ -246,3 +246,19 @@ def test_constructor_arguments_are_attributes():
     assert m.unknown == "error"
     assert repr(m) == ("Factors(2 users x 3 items x 2 factors, user_bias, item_bias, "
                        "global_bias=3.0)")
+
+
+def test_factors_parameters_set_and_cloned() -> None:
+    # p = [[1, 0]], q = [[2, 0], [0, 3]]: scores 2 and 0; global_bias=1 adds 1 to each
+    model = rv.models.Factors([[1.0, 0.0]], [[2.0, 0.0], [0.0, 3.0]], users=["u"],
+                              items=["a", "b"])
+    assert model.get_params()["global_bias"] == 0.0
+    pairs = pd.DataFrame({"user_id": ["u", "u"], "item_id": ["a", "b"]})
+    assert model.score(pairs)["score"].tolist() == [2.0, 0.0]
+    model.set_params(global_bias=1.0)
+    assert model.score(pairs)["score"].tolist() == [3.0, 1.0]
+    copy = rv.models.clone(model)
+    assert copy is not model
+    assert copy.score(pairs)["score"].tolist() == [3.0, 1.0]
+    with pytest.raises(InvalidParameterError, match="has no parameter 'alpha'"):
+        model.set_params(alpha=1)

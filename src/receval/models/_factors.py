@@ -26,6 +26,7 @@ from receval.models._checks import (
     unknown_policy,
 )
 from receval.models._data import canonical, interactions
+from receval.models._params import Params
 from receval.models._rank import block_rows, pair_scores
 
 __all__ = ["Factors", "ScoreFunction"]
@@ -130,7 +131,7 @@ def _sorted(index: pd.Index) -> np.ndarray:
         return np.arange(len(index))
 
 
-class Factors(_Catalog):
+class Factors(Params, _Catalog):
     r"""Rank and score from user and item factors: s(u, i) = p_u . q_i + b_i + b_u + mu.
 
     The score of user ``u`` and item ``i`` is the dot product of their factor rows plus
@@ -232,7 +233,7 @@ class Factors(_Catalog):
         return self.score(pairs)
 
 
-class ScoreFunction(_Catalog):
+class ScoreFunction(Params, _Catalog):
     """Rank by a function that scores a block of users against every item.
 
     ``fn(user_ids)`` gets a 1-D numpy array of user ids (a block, at most ``block_size``
