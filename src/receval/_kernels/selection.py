@@ -167,8 +167,8 @@ def _one(scores: np.ndarray, users: np.ndarray, ptr: np.ndarray, idx: np.ndarray
 def _rows_parallel(scores: np.ndarray, users: np.ndarray, ptr: np.ndarray, idx: np.ndarray,
                    cap: int, key: np.uint64, out_s: np.ndarray, out_i: np.ndarray,
                    counts: np.ndarray, tied: np.ndarray) -> None:  # pragma: no cover
-    for r in prange(scores.shape[0]):
-        _one(scores, users, ptr, idx, cap, key, r, out_s, out_i, counts, tied)
+    for r in prange(scores.shape[0]):  # prange's index may be unsigned: one signature of _one
+        _one(scores, users, ptr, idx, cap, key, np.int64(r), out_s, out_i, counts, tied)
 
 
 @njit()

@@ -34,6 +34,7 @@ NOT_IN_STUDY = {
     "per_user": "Spark inputs only; a study reads its data into pandas",
     "progress": "the study prints its own progress on stderr",
     "buckets": "a study's data is in memory",
+    "sample": "a study's lists come from its models, one ranking per user",
 }
 
 #: The splitters a study can name in ``[split] method``.
