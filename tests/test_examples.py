@@ -22,7 +22,23 @@ def _copy(name: str, tmp_path: Path) -> Path:
 
 def test_every_example_is_tested():
     assert sorted(p.name for p in EXAMPLES.glob("*.toml")) == [
-        "movielens-tuned.toml", "rolling-backtest.toml", "seed004-baselines.toml"]
+        "movielens-tuned.toml", "rolling-backtest.toml", "seed004-baselines.toml",
+        "seed004.toml"]
+
+
+def test_seed004_reproduces_the_seeds_table(tmp_path):
+    # the seed's table (docs/experiments.md "Seed 004, step by step"): fitted and measured
+    # on every row, k = 30; the models come from seed004_models.py beside the config
+    for name in ("seed004.toml", "seed004.csv", "seed004_models.py"):
+        _copy(name, tmp_path)
+    study = rv.run(tmp_path / "seed004.toml", progress=False)
+    got = study.cv.per_fold.round(4)
+    assert got.loc[("random", 0)].tolist() == [0.5174, 0.49, 0.3334, 0.7983, 0.5628]
+    assert got.loc[("knn", 0)].tolist() == [0.8152, 0.78, 0.7130, 0.9302, 0.8076]
+    assert study.manifest["splits"][0]["sha256"]["train"] == \
+        study.manifest["splits"][0]["sha256"]["test"]  # train = test = every row
+    assert study.manifest["models_from"] == str(tmp_path)
+    assert rv.rerun(study.folder / "run.json").identical
 
 
 def test_seed004_baselines(tmp_path):

@@ -8,14 +8,18 @@ the default's (``k = "ten"`` where the default is ``40``) is an error naming the
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from receval.exceptions import ConfigError, RecevalError
 from receval.study._config import check_type, unknown_key
 from receval.study._schema import type_of_default
 
-__all__ = ["build", "check_models", "model_params"]
+__all__ = ["build", "check_models", "importable", "model_params"]
 
 
 def _from_spec(spec: Any) -> Any:
@@ -99,3 +103,23 @@ def check_models(models: dict[str, dict[str, Any]]) -> None:
                 for i, one in enumerate(values):
                     _check_value(one, default_value, where if part == "params" else
                                  f"{where}[{i}]")
+
+
+@contextlib.contextmanager
+def importable(folder: str | Path | None) -> Iterator[None]:
+    """Modules beside the config file importable while the study builds and runs its models.
+
+    ``[models] mine = "mymodels:MyModel(alpha=0.1)"`` finds ``mymodels.py`` in the config's
+    folder (then on the usual import path). The folder is put first on ``sys.path`` for the
+    study's duration only.
+    """
+    entry = None if folder is None else str(folder)
+    added = entry is not None and entry not in sys.path
+    if added:
+        sys.path.insert(0, str(entry))
+    try:
+        yield
+    finally:
+        if added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(str(entry))

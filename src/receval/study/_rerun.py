@@ -168,6 +168,6 @@ def rerun(manifest: str | os.PathLike[str] | Mapping[str, Any], *,
         config["outputs"].update(report=False, per_user=False, tables=False)
     with tempfile.TemporaryDirectory(prefix="receval-rerun-") as tmp:
         config["outputs"]["folder"] = str(folder) if folder is not None else tmp
-        study = run(config, progress=progress)
+        study = run(config, progress=progress, models_from=old.get("models_from"))
     found = differences(old, study.manifest)
     return Rerun(not found, found, study.manifest)

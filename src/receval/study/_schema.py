@@ -25,8 +25,8 @@ from typing import Any
 
 from receval._evaluate_options import EVALUATE_OPTIONS, EvaluateOption
 
-__all__ = ["NOT_IN_STUDY", "SECTIONS", "SPLIT_METHODS", "Key", "compare_keys", "evaluate_keys",
-           "fixed_sections", "json_schema", "split_keys", "type_of_default"]
+__all__ = ["NOT_IN_STUDY", "SECTIONS", "SPLIT_METHODS", "WHOLE_DATA", "Key", "compare_keys",
+           "evaluate_keys", "fixed_sections", "json_schema", "split_keys", "type_of_default"]
 
 #: Options of ``evaluate`` that a study does not take from its config, and why.
 NOT_IN_STUDY = {
@@ -38,7 +38,10 @@ NOT_IN_STUDY = {
 }
 
 #: The splitters a study can name in ``[split] method``.
-SPLIT_METHODS = ("random", "temporal", "leave_k_out", "kfold", "rolling")
+SPLIT_METHODS = ("random", "temporal", "leave_k_out", "kfold", "rolling", "all")
+#: ``method = "all"``: train and test are both every row (seed 004's textbook procedure, fit
+#: and measured on the same rows; it measures fit, never generalisation). No keywords.
+WHOLE_DATA = "all"
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,8 @@ def split_keys(method: str) -> tuple[Key, ...]:
     """The keywords of ``receval.split.<method>`` (without ``data`` and ``columns``)."""
     import receval.split
 
+    if method == WHOLE_DATA:
+        return ()
     return _signature_keys(getattr(receval.split, method), ("data", "columns"))
 
 

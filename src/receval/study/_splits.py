@@ -9,18 +9,35 @@ can carve validation parts with the splitter that made the folds it is given.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from typing import Any
 
 from receval.exceptions import ConfigError, InvalidParameterError, RecevalError
-from receval.study._schema import SPLIT_METHODS
+from receval.study._schema import SPLIT_METHODS, WHOLE_DATA
 
-__all__ = ["make_folds", "splitter_of", "validation_part"]
+__all__ = ["WholeData", "make_folds", "splitter_of", "validation_part"]
+
+
+@dataclass(frozen=True)
+class WholeData:
+    """``[split] method = "all"``: train and test are both every row of the data.
+
+    Seed 004's procedure (fit on every row, measure on the same rows): it measures how well a
+    model fits its data, never how it generalises; for textbook examples, not for choosing
+    a model.
+    """
+
+    train: Any
+    test: Any
+    report: None = None
 
 
 def _call(frame: Any, splitter: dict[str, Any], where: str) -> list[Any]:
     import receval.split
 
     method = splitter["method"]
+    if method == WHOLE_DATA:
+        return [WholeData(frame, frame)]
     params = {k: v for k, v in splitter.items() if k != "method"}
     try:
         out = getattr(receval.split, method)(frame, **params)

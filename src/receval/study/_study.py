@@ -22,7 +22,7 @@ from receval.exceptions import ConfigError, RecevalError
 from receval.study._config import check_type, load, resolve
 from receval.study._data import StudyData, load_data
 from receval.study._manifest import build_manifest
-from receval.study._models import build, check_models, model_params
+from receval.study._models import build, check_models, importable, model_params
 from receval.study._outputs import check_folder, write_outputs
 from receval.study._splits import make_folds
 from receval.study._tune import Tuning, merge_cross_validations, tune
@@ -106,7 +106,8 @@ def _inputs(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(config: str | os.PathLike[str] | Mapping[str, Any], *,
-        progress: bool | None = None, tracking: str | None = None) -> Study:
+        progress: bool | None = None, tracking: str | None = None,
+        models_from: str | os.PathLike[str] | None = None) -> Study:
     """Run the study that ``config`` describes and write its outputs.
 
     Parameters
@@ -119,6 +120,10 @@ def run(config: str | os.PathLike[str] | Mapping[str, Any], *,
     tracking : {"mlflow"}, optional
         Log the study to MLflow, as ``[outputs] tracking = "mlflow"`` does (which it
         overrides).
+    models_from : path, optional
+        The folder where model modules named by import path (``"mymodels:MyModel()"``) are
+        looked up first; default: the config file's folder (the working directory for a
+        dict). The manifest records it (``models_from``) for :func:`receval.rerun`.
 
     Returns
     -------
@@ -141,15 +146,18 @@ def run(config: str | os.PathLike[str] | Mapping[str, Any], *,
     paths = check_folder(resolved["outputs"], _inputs(resolved))
     say(f"reading the data ({resolved['data']['dataset'] or resolved['data']['path']})")
     data = load_data(resolved["data"], resolved["filters"])
-    check_models(resolved["models"])
-    folds = make_folds(data.frame, resolved["split"])
-    say(f"{len(data.frame):,} rows; {len(folds)} split(s) by {resolved['split']['method']}")
-    with warnings.catch_warnings(record=True) as caught:
+    models_from = base if models_from is None else Path(os.fspath(models_from))
+    with importable(models_from), warnings.catch_warnings(record=True) as caught:
+        check_models(resolved["models"])
+        folds = make_folds(data.frame, resolved["split"])
+        say(f"{len(data.frame):,} rows; {len(folds)} split(s) by "
+            f"{resolved['split']['method']}")
         warnings.simplefilter("always")
         cv, tunings, params = _evaluate_models(resolved, data, folds, say)
     _warn_once(caught)
     comparison = _compare(resolved, cv)
     manifest = build_manifest(resolved, data, folds, cv, comparison, tunings, params)
+    manifest["models_from"] = str(models_from)
     study = Study(cv, comparison, manifest, tunings, resolved, paths["run.json"].parent)
     say(f"writing {', '.join(paths)} to {study.folder}")
     write_outputs(paths, study)
