@@ -34,6 +34,7 @@ from receval.sampled._corrections import (
     rank_estimate_table,
 )
 from receval.sampled._lists import Lists, read_lists
+from receval.sampled._model import scored_by
 from receval.sampled._negatives import STRATEGIES
 from receval.sampled._record import (
     check_catalog,
@@ -140,7 +141,7 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
              n_items: int, correction: str = "none", gamma: float | None = None,
              prior: Any = "uniform", strategy: str | None = None,
              columns: Columns | dict[str, str] | None = None, rcond: float = RCOND,
-             **evaluate_options: Any) -> EvaluationResult:
+             model: Any = None, **evaluate_options: Any) -> EvaluationResult:
     r"""Evaluate sampled lists (one positive, ``m`` negatives), optionally corrected.
 
     Each list is a test row's item (the positive) and ``m`` sampled negatives, scored by the
@@ -204,6 +205,11 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
         dropped. At ``m = 99`` the exact minimal-bias table has entries of ~1e12; the
         default keeps them within ``|T| <= 10`` at a small bias (see
         :mod:`receval.sampled._corrections`).
+    model : fitted model, optional
+        Score the candidates with it: ``scored`` is then the unscored output of
+        :func:`~receval.sampled.negatives`, and each row gets ``model.score(pairs)`` (every
+        model of :mod:`receval.models` has it; a model of your own may give ``predict``
+        instead). A pair the model cannot score is an error naming a few of them.
     **evaluate_options
         Passed to :func:`receval.evaluate` (``ties``, ``convention``, ``strict``, ...).
 
@@ -235,6 +241,8 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     conv = evaluate_options.get("convention")
     specs = _parse_metrics(metrics, None if conv is None else conventions.get(conv))
     _supported(specs, correction)
+    if model is not None:
+        scored = scored_by(model, scored, Columns.coerce(columns))
     lists = read_lists(scored, test, Columns.coerce(columns), int(n_items))
     strategy = resolve_strategy(strategy, lists.record.get("strategy"), correction)
     check_catalog(int(n_items), lists.record.get("n_items"), correction)
