@@ -12,7 +12,7 @@ compared (a note says so). Whatever the models' order, the same comparison.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -22,10 +22,25 @@ from receval.exceptions import DataWarning, InvalidParameterError, warn
 from receval.metrics import Metric
 
 if TYPE_CHECKING:
-    from receval._cv_result import CrossValidation
     from receval.stats import Comparison
 
 __all__ = ["compare_cv"]
+
+
+class CrossValidation(Protocol):
+    """What the comparison reads of :class:`receval.CrossValidation`.
+
+    A protocol, not an import: ``_cv_result`` calls this module.
+    """
+
+    @property
+    def labels(self) -> list[str]: ...
+    @property
+    def models(self) -> list[str]: ...
+    @property
+    def n_folds(self) -> int: ...
+    @property
+    def results(self) -> dict[tuple[str, int], EvaluationResult]: ...
 
 
 def _requested(cv: CrossValidation, metrics: Any) -> list[Any]:
