@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, ClassVar
 
 import pandas as pd
 
 import receval as rv
 
+_SERIALS = itertools.count()
+
 
 class Spy(rv.models.ItemMean):
     """ItemMean that logs the (user, item) pairs of every fit and predict call.
 
-    ``Spy.LOG`` holds ``(instance id, method, frozenset of pairs, rows)``; ``forbidden``
-    pairs make ``fit`` raise (a model that must never be trained on them).
+    ``Spy.LOG`` holds ``(instance serial, method, frozenset of pairs, rows)``; ``forbidden``
+    pairs make ``fit`` raise (a model that must never be trained on them). The serial is a
+    counter, not ``id(self)``: a collected instance's id is reused by the next one.
     """
 
     LOG: ClassVar[list[tuple[int, str, frozenset[tuple[Any, Any]], int]]] = []
@@ -21,11 +25,12 @@ class Spy(rv.models.ItemMean):
     def __init__(self, shrinkage: float = 0.0, forbidden: tuple[Any, ...] = ()) -> None:
         super().__init__(shrinkage)
         self.forbidden = tuple(forbidden)
+        self._serial = next(_SERIALS)
 
     def _log(self, method: str, table: Any) -> frozenset[tuple[Any, Any]]:
         frame = pd.DataFrame(table)
         pairs = frozenset(zip(frame["user_id"], frame["item_id"], strict=True))
-        Spy.LOG.append((id(self), method, pairs, len(frame)))
+        Spy.LOG.append((self._serial, method, pairs, len(frame)))
         return pairs
 
     def fit(self, train: Any) -> Spy:
