@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from receval._evaluate import evaluate
-from receval.exceptions import DataWarning, InvalidModelError, InvalidParameterError, warn
+from receval._names import clean_name
+from receval.exceptions import InvalidModelError, InvalidParameterError
 from receval.metrics import Metric
 from receval.models._guard import as_model
 from receval.models._params import constructor_params, param_repr
@@ -22,24 +22,8 @@ from receval.models._params import constructor_params, param_repr
 __all__ = ["check_cutoffs", "check_models", "check_options", "check_rating_only",
            "model_params"]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 #: evaluate()'s own arguments that cross_validate makes or holds itself.
 _MADE_HERE = ("recs", "truth", "metrics", "columns", "progress")
-
-
-def _name(key: Any) -> str:
-    """A model's name: ``str(key)``, lone surrogates (no encoding holds them) as U+FFFD.
-
-    As ``receval.stats.compare`` names systems: such a name could be neither stored in a
-    pandas string index nor written to a report or a terminal; the replacement is warned
-    about (:class:`~receval.exceptions.DataWarning`).
-    """
-    name = str(key)
-    clean = _SURROGATE.sub("\ufffd", name)
-    if clean != name:
-        warn(f"models: the model name {name!r} holds lone surrogates, which no text encoding "
-             f"can hold; it is named {clean!r} (U+FFFD for each)", DataWarning)
-    return clean
 
 
 def check_models(models: Any) -> dict[str, Any]:
@@ -50,7 +34,7 @@ def check_models(models: Any) -> dict[str, Any]:
             f"rv.models.MostPopular()}}; got {type(models).__name__}", parameter="models")
     out: dict[str, Any] = {}
     for key, model in models.items():
-        name = _name(key)
+        name = clean_name(key, what="model", parameter="models")
         if name in out:
             raise InvalidParameterError(
                 f"models names two models alike: {name!r}; every model needs its own name",

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import numbers
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from receval._columns import Columns
+from receval._names import clean_name
 from receval._result import EvaluationResult
-from receval.exceptions import DataWarning, InvalidParameterError, UnknownMetricError, warn
+from receval.exceptions import InvalidParameterError, UnknownMetricError
 from receval.metrics import Metric, parse
 from receval.stats._analysis import analyse
 from receval.stats._comparison import Comparison
@@ -79,7 +79,7 @@ def _entries(systems: Any, parameter: str, baseline: Any) -> list[tuple[str, Any
             f"{parameter} must be a mapping from system name to its recommendations or "
             f"EvaluationResult, e.g. {{'knn': recs_a, 'pop': recs_b}}, or a list of "
             f"(name, system) pairs; got {type(systems).__name__}", parameter=parameter)
-    names = [_name(k, parameter) for k, _ in pairs]
+    names = [clean_name(k, what="system", parameter=parameter) for k, _ in pairs]
     if len(names) < 2:
         raise InvalidParameterError(
             f"{parameter} must hold at least two systems to compare; got {len(names)} "
@@ -100,23 +100,6 @@ def _entries(systems: Any, parameter: str, baseline: Any) -> list[tuple[str, Any
             f"baseline must name one of the systems {names}; got {baseline!r}",
             parameter="baseline", examples=[baseline])
     return [(name, system) for name, (_, system) in zip(names, pairs, strict=True)]
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _name(key: Any, parameter: str) -> str:
-    """A system's name: ``str(key)``, lone surrogates (no encoding holds them) as U+FFFD.
-
-    Such a name could be neither stored by pandas' string columns nor written to a report;
-    the replacement is warned about (:class:`~receval.exceptions.DataWarning`).
-    """
-    name = str(key)
-    clean = _SURROGATE.sub("\ufffd", name)
-    if clean != name:
-        warn(f"{parameter}: the system name {name!r} holds lone surrogates, which no text "
-             f"encoding can hold; it is named {clean!r} (U+FFFD for each)", DataWarning)
-    return clean
 
 
 def _labels(named: Sequence[tuple[str, int | None, EvaluationResult]], metrics: Any
