@@ -433,3 +433,39 @@ def test_predict_ids_of_another_type_is_an_error(model: Any, role: str,
     assert type(model).__name__ in str(info.value)
     assert role.split("_")[0] + " ids of type" in str(info.value)
     fitted.predict(DATA[["user_id", "item_id"]].head(20))  # the same kind: fine
+
+
+def _every_recommender() -> list[Any]:
+    users = np.sort(DATA["user_id"].unique())
+    items = np.sort(DATA["item_id"].unique())
+    rng = np.random.default_rng(0)
+    models = [rv.models.Random(seed=1), rv.models.MostPopular(), rv.models.GlobalMean(),
+              rv.models.UserMean(), rv.models.ItemMean(shrinkage=2),
+              rv.models.Factors(rng.random((len(users), 3)), rng.random((len(items), 3)),
+                                users=users, items=items),
+              rv.models.ScoreFunction(lambda u: np.ones((len(u), len(items))), users=users,
+                                      items=items)]
+    try:
+        from surprise import SVD
+    except ImportError:  # the [surprise] extra
+        pass
+    else:
+        models.append(rv.models.Surprise(SVD(n_epochs=2, random_state=0)))
+    return models
+
+
+@pytest.mark.parametrize("model", _every_recommender(), ids=lambda m: type(m).__name__)
+@pytest.mark.parametrize("users", [["12"], [1.5], [12, "12"], [b"12"]],
+                         ids=["string", "float", "mixed", "bytes"])
+def test_recommend_users_of_another_type_is_an_error(model: Any, users: list[Any]) -> None:
+    # fitted on integer user ids, asked for '12': every such user would be unknown and get
+    # the fallback list (or none), silently; an error naming the model and both kinds instead
+    fitted = model.fit(DATA)
+    with pytest.raises(rv.exceptions.IdTypeMismatchError) as info:
+        fitted.recommend(users, 3)
+    assert type(model).__name__ in str(info.value)
+    assert "user ids of type" in str(info.value)
+    assert info.value.parameter == "users"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert len(fitted.recommend(DATA["user_id"].unique()[:2], 3)) == 6  # the same kind

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pandas as pd
@@ -123,42 +122,11 @@ def test_predict_accepts_aliases_and_keeps_pair_order():
 
 
 # -- Random -----------------------------------------------------------------------------------
-def test_random_draws_from_its_seed():
-    # one row of uniform numbers per user (ascending id), items ascending: the top k of a row
-    items = ["a", "b", "c", "d", "e"]
-    model = rv.models.Random(seed=42).fit(TRAIN)
-    recs = model.recommend([2, 1], k=5)
-    draws = np.random.default_rng(42).random((2, 5))
-    for row, user in enumerate([1, 2]):
-        order = np.argsort(-draws[row], kind="stable")
-        got = recs.loc[recs.user_id == user]
-        assert got["item_id"].tolist() == [items[j] for j in order]
-        assert got["score"].tolist() == draws[row, order].tolist()
-
-
 def test_random_seed_changes_lists():
     a = rv.models.Random(seed=0).fit(TRAIN).recommend([1, 2, 3], k=3)
     b = rv.models.Random(seed=1).fit(TRAIN).recommend([1, 2, 3], k=3)
     assert not a.equals(b)
     assert a.equals(rv.models.Random(seed=0).fit(TRAIN).recommend([3, 1, 2], k=3))
-
-
-@pytest.mark.slow
-def test_random_same_in_a_fresh_process():
-    code = textwrap.dedent("""
-        import numpy as np, pandas as pd, receval as rv
-        log = pd.DataFrame({"user_id": np.arange(300) % 17,
-                            "item_id": [f"i{j}" for j in (np.arange(300) * 7) % 41]})
-        log = log.drop_duplicates()
-        recs = rv.models.Random(seed=9).fit(log).recommend(np.arange(20), 5, exclude=log)
-        print(recs.to_csv(index=False))
-    """)
-    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True, env={"PYTHONHASHSEED": seed, "PATH": "",
-                                            **_pythonpath()}).stdout
-            for seed in ("1", "2")]
-    assert outs[0] == outs[1]
-    assert len(outs[0].strip().splitlines()) == 1 + 20 * 5
 
 
 def _pythonpath() -> dict[str, str]:

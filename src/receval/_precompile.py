@@ -205,6 +205,7 @@ def _model_calls(d: dict[str, Any]) -> None:
         model.recommend(users, 5)
         model.recommend(users, 5, exclude=train)
         model.recommend(users, 5, exclude=train, ties="random", seed=0)
+        model.score(test[["user_id", "item_id"]].loc[test["item_id"].isin(train["item_id"])])
         if hasattr(model, "predict"):
             model.predict(test[["user_id", "item_id"]])
 

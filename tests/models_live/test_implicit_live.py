@@ -169,6 +169,11 @@ def test_unknown_users_skipped_and_counted_or_an_error():
     pairs = pd.DataFrame({"user_id": [known, -1, known], "item_id": [5000, 5000, -7]})
     assert len(model.score(pairs)) == 1
     assert model.unknown_pairs_ == 2
+    # users of another type than the training ids are not "unknown users", they are an error
+    with pytest.raises(rv.exceptions.IdTypeMismatchError,
+                       match=r"Implicit\(CosineRecommender\): asked about user ids of type "
+                             r"string"):
+        model.recommend([str(known)], 5)
 
 
 @pytest.mark.parametrize("bad", [

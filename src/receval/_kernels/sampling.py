@@ -16,22 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from receval._kernels._jit import njit
+from receval._kernels.search import in_sorted
 
 __all__ = ["accept_draws"]
-
-
-@njit()
-def _touched(t_items: np.ndarray, s: int, e: int, c: int) -> bool:
-    """Whether ``c`` is in the sorted slice ``t_items[s:e]`` (binary search)."""
-    lo = s
-    hi = e
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if t_items[mid] < c:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < e and t_items[lo] == c
 
 
 @njit()
@@ -56,7 +43,7 @@ def accept_draws(lists: np.ndarray, list_user: np.ndarray, t_off: np.ndarray,
             if f == n:
                 break
             c = draws[d]
-            if stamp[c] == lst or _touched(t_items, s, e, c):
+            if stamp[c] == lst or in_sorted(t_items, s, e, c):
                 continue
             stamp[c] = lst
             out[lst, f] = c

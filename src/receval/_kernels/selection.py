@@ -22,6 +22,7 @@ import numpy as np
 
 from receval._kernels._jit import njit, prange, readonly, use_parallel
 from receval._kernels.hashing import hash_long, seed_key
+from receval._kernels.search import in_sorted
 
 __all__ = ["select_top_k", "tie_key"]
 
@@ -82,18 +83,6 @@ def _sift_up(hs: np.ndarray, ht: np.ndarray, hi: np.ndarray, p: int
 
 
 @njit()
-def _excluded(excl: np.ndarray, item: int) -> bool:
-    lo, hi = 0, len(excl)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if excl[mid] < item:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < len(excl) and excl[lo] == item
-
-
-@njit()
 def _row(row: np.ndarray, excl: np.ndarray, ukey: np.uint64, random: bool, hs: np.ndarray,
          ht: np.ndarray, hi: np.ndarray) -> tuple[int, bool]:  # pragma: no cover - compiled
     """Fill the heap with the row's best candidates, best first; return (count, tied).
@@ -124,17 +113,17 @@ def _row(row: np.ndarray, excl: np.ndarray, ukey: np.uint64, random: bool, hs: n
                     continue
                 t = _tie(j, ukey, random)
                 if not _worse(hs[0], ht[0], s, t):
-                    if s > out and not _excluded(excl, j):
+                    if s > out and not in_sorted(excl, 0, len(excl), j):
                         out = s
                     continue
-                if _excluded(excl, j):
+                if in_sorted(excl, 0, len(excl), j):
                     continue
                 if hs[0] > out:
                     out = hs[0]
                 hs[0], ht[0], hi[0] = s, t, j
                 _sift_down(hs, ht, hi, m, 0)
             else:
-                if s != s or s == -np.inf or _excluded(excl, j):
+                if s != s or s == -np.inf or in_sorted(excl, 0, len(excl), j):
                     continue
                 hs[m], ht[m], hi[m] = s, _tie(j, ukey, random), j
                 _sift_up(hs, ht, hi, m)

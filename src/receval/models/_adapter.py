@@ -146,7 +146,8 @@ class LibraryAdapter(FittedIds):
     # -- the protocol --------------------------------------------------------------------
     def _known(self, users: Any) -> tuple[pd.Index, np.ndarray]:
         """The requested users, and the codes of those the model knows (-1: unknown)."""
-        index = requested_users(users)
+        index = requested_users(users, self.users_,
+                                f"{type(self).__name__}({type(self.model).__name__})")
         try:
             codes = self.users_.get_indexer(index)
         except TypeError:  # ids of a type no training id compares with

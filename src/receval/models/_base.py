@@ -9,7 +9,13 @@ import numpy as np
 import pandas as pd
 
 from receval.exceptions import InvalidParameterError
-from receval.models._data import canonical, check_predictions, check_query_ids, exclusion_csr
+from receval.models._data import (
+    canonical,
+    check_id_kind,
+    check_predictions,
+    check_query_ids,
+    exclusion_csr,
+)
 from receval.models._rank import RankedBlock, Scorer, check_ties, top_k_scores, warn_ties
 from receval.models._topk import ties_cut_in_walk, top_k_global, top_k_pairs
 
@@ -25,14 +31,23 @@ def check_k(k: Any) -> int:
     return int(k)
 
 
-def requested_users(users: Any) -> pd.Index:
-    """The distinct requested user ids, ascending (input order when they do not sort)."""
+def requested_users(users: Any, fitted: pd.Index | None = None, model: str = "model"
+                    ) -> pd.Index:
+    """The distinct requested user ids, ascending (input order when they do not sort).
+
+    With ``fitted`` (the model's training users), ids of another kind (``'12'`` asked of a
+    model fitted on integer ids, or a mix of kinds) are an
+    :class:`~receval.exceptions.IdTypeMismatchError` naming ``model``: each would be an
+    unknown user, silently given the fallback list.
+    """
     if isinstance(users, (str, bytes)) or np.ndim(users) == 0:
         users = [users]
     index = pd.Index(pd.unique(pd.Series(list(users) if not hasattr(users, "__array__")
                                          else np.asarray(users))))
     if index.hasnans:
         raise InvalidParameterError("users holds missing values", parameter="users")
+    if fitted is not None:
+        check_id_kind(pd.Series(index), fitted, "user", model, "users")
     try:
         return index.sort_values()
     except TypeError:
@@ -90,7 +105,7 @@ class FittedIds:
         self._require_fitted()
         k = check_k(k)
         seed = check_ties(ties, seed)
-        index = requested_users(users)
+        index = requested_users(users, self.users_, type(self).__name__)
         n = len(order)
         if ties == "stable":
             position = np.empty(n, dtype=np.int64)

@@ -18,11 +18,15 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from receval._kernels.hashing import seed_key
+from receval._kernels.permutation import permuted_top_k, ranks_of
+from receval._seeds import check_seed
+from receval.data._idhash import id_hashes
 from receval.exceptions import InvalidParameterError
-from receval.models._base import FittedIds, id_codes, rank_by_scores, requested_users
-from receval.models._data import interactions, sorted_unique
+from receval.models._base import FittedIds, check_k, frame, requested_users
+from receval.models._data import exclusion_csr, interactions, sorted_unique
 from receval.models._params import Params
-from receval.models._rank import pair_scores
+from receval.models._rank import check_ties
 
 __all__ = ["GlobalMean", "ItemMean", "MostPopular", "Random", "UserMean"]
 
@@ -31,24 +35,37 @@ _CONSTANT = ("gives every item of a user the same score, so every list is the ti
 
 
 class Random(Params, FittedIds):
-    """Recommend items in a random order: a uniform random score per (user, item).
+    """Recommend items in a random order: a keyed random permutation of the items per user.
 
-    The scores of a call come from ``numpy.random.default_rng(seed)``: one row of
-    ``n_items`` uniform numbers per requested user, users in ascending id order, items in
-    ascending id order. The same seed, users and training items give the same lists in any
-    process. The rows are drawn a block of users at a time (under 64 MB) and each block's
-    top ``k`` kept by the compiled selection of
-    :func:`~receval.models._rank.top_k_scores`: O(users x items) random numbers, as in
-    seed 004's random model, which scores every item.
+    User ``u``'s ranking is the permutation of the ``n`` training items (codes in ascending
+    item id order) keyed by Spark's ``xxhash64(seed, u)`` (the key a per-user random split
+    gives the user, :mod:`receval.data._idhash`), built by a Feistel network with cycle
+    walking (:mod:`receval._kernels.permutation`): the item at rank ``r`` is
+    ``permute(r)``, computed alone. ``recommend`` walks ranks ``0, 1, ...`` and keeps the
+    first ``k`` items the user does not exclude, so a list costs O(k) hashes (not ``n``
+    random numbers), compiled: as fast as :class:`MostPopular`.
+
+    The score of item ``i`` for user ``u`` is ``(n - r) / n``, where ``r`` is the rank of
+    ``i`` in ``u``'s permutation: in ``(0, 1]``, distinct for a user's items (no ties, so
+    ``ties=`` never applies), the same whatever is excluded, and given for any pair by
+    :meth:`score`. A user's list depends only on the seed, the user's id and the training
+    items, never on the other users requested, in any process.
 
     Parameters
     ----------
     seed : int
-        Seed of the random scores.
+        Seed of the permutations (0 to 2**63 - 1).
+
+    Notes
+    -----
+    Until December 2026 the scores were ``numpy.random.default_rng(seed)`` draws, one row
+    of ``n`` per requested user: O(users x items) numbers, and a user's list depended on the
+    other users requested. The lists of a given seed differ from those (``CHANGELOG.md``).
+    Seed 004's random model (one N(0, 1) score per row) is ``examples/seed004_models.py``.
     """
 
     def __init__(self, seed: int = 0) -> None:
-        self.seed = seed
+        self.seed = check_seed(seed)
 
     def __repr__(self) -> str:
         return f"Random(seed={self.seed!r})"
@@ -58,24 +75,29 @@ class Random(Params, FittedIds):
         self._index(interactions(train, rating=False))
         return self
 
+    def _keys(self, users: pd.Index) -> np.ndarray:
+        return id_hashes(users, seed_key(self.seed))
+
     def recommend(self, users: Any, k: int, exclude: Any = None, ties: str = "stable",
                   seed: int | None = None) -> pd.DataFrame:
         """``k`` random items per user (never an excluded pair): ``user_id, item_id, score``.
 
-        ``ties``/``seed`` order equal draws (probability ~n^2 / 2^54): see the module.
+        ``ties``/``seed`` are checked as for every model but never apply (scores are
+        distinct).
         """
         self._require_fitted()
-        index = requested_users(users)
-        rng = np.random.default_rng(self.seed)
+        k = check_k(k)
+        check_ties(ties, seed)
+        index = requested_users(users, self.users_, "Random")
         n = len(self.items_)
-        return rank_by_scores("Random", lambda c: rng.random((len(c), n)), index,
-                              id_codes(index), self.items_, k, exclude, ties, seed)
+        off, codes = exclusion_csr(exclude, index, self.items_)
+        offsets, items, ranks = permuted_top_k(self._keys(index), n, off, codes, k)
+        rows = np.repeat(np.arange(len(index)), np.diff(offsets))
+        return frame(index, rows, self.items_, items, (n - ranks) / n)
 
     def score(self, pairs: Any) -> pd.DataFrame:
-        """The random score ``recommend`` gives each pair when asked for the pairs' users.
+        """The score ``recommend`` gives each pair, ``(n - rank) / n``, in the order of ``pairs``.
 
-        The rows of ``default_rng(seed)`` for the distinct users of ``pairs`` (ascending id),
-        read at the pairs' items: ``user_id, item_id, score`` in the order of ``pairs``.
         Items absent from training are an error (Random only ranks training items).
         """
         table, _, items = self._pairs(pairs)
@@ -88,11 +110,9 @@ class Random(Params, FittedIds):
                 n_bad=int(unknown.sum()), examples=bad)
         index = requested_users(table["user_id"])
         rows = index.get_indexer(pd.Index(table["user_id"])).astype(np.int64)
-        rng = np.random.default_rng(self.seed)
         n = len(self.items_)
-        out = pair_scores(lambda a, b: rng.random((b - a, n)), rows, items.astype(np.int64),
-                          len(index), n)
-        return table.assign(score=out)
+        ranks = ranks_of(self._keys(index), rows, items.astype(np.int64), n)
+        return table.assign(score=(n - ranks) / n)
 
 
 class MostPopular(Params, FittedIds):

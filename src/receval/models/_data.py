@@ -27,6 +27,7 @@ __all__ = [
     "CANONICAL",
     "ModelOutputError",
     "canonical",
+    "check_id_kind",
     "check_predictions",
     "check_query_ids",
     "check_recommendations",
@@ -317,14 +318,24 @@ def check_query_ids(pairs: pd.DataFrame, users: pd.Index, items: pd.Index, model
     An :class:`~receval.exceptions.IdTypeMismatchError` naming both kinds instead.
     """
     for role, fitted in (("user", users), ("item", items)):
-        col = pairs[f"{role}_id"]
-        if not len(fitted) or not len(col):
-            continue
-        asked, known = id_kind(col.iloc[:10_000]), id_kind(pd.Series(fitted[:10_000]))
-        if asked != known:
-            raise IdTypeMismatchError(
-                f"{model}: asked about {role} ids of type {asked} ({col.dtype}, e.g. "
-                f"{col.head(3).tolist()}) but fitted on {role} ids of type {known} "
-                f"({fitted.dtype}, e.g. {list(fitted[:3])}); ids are compared exactly, never "
-                f"cast: every pair would be unknown. Convert the ids of one side",
-                column=f"{role}_id", parameter="pairs", examples=col.head(5).tolist())
+        check_id_kind(pairs[f"{role}_id"], fitted, role, model, "pairs")
+
+
+def check_id_kind(ids: pd.Series, fitted: pd.Index, role: str, model: str,
+                  parameter: str) -> None:
+    """``ids`` (asked about, in ``parameter``) are of the kind of the ``fitted`` ids, or an error.
+
+    The kinds are :func:`~receval.data._encode.id_kind`'s (of the first 10,000 of each);
+    mixed kinds among the asked ids never match.
+    """
+    if not len(fitted) or not len(ids):
+        return
+    asked, known = id_kind(ids.iloc[:10_000]), id_kind(pd.Series(fitted[:10_000]))
+    if asked != known:
+        raise IdTypeMismatchError(
+            f"{model}: asked about {role} ids of type {asked} ({ids.dtype}, e.g. "
+            f"{ids.head(3).tolist()}) but fitted on {role} ids of type {known} "
+            f"({fitted.dtype}, e.g. {list(fitted[:3])}); ids are compared exactly, never "
+            f"cast, so ids of another type never match a fitted one. Convert the ids of one "
+            f"side",
+            column=f"{role}_id", parameter=parameter, examples=ids.head(5).tolist())

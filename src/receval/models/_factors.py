@@ -57,7 +57,7 @@ class _Catalog:
 
     def _users(self, users: Any) -> tuple[pd.Index, np.ndarray]:
         """The requested users known to the model and their codes (unknown: policy)."""
-        index = requested_users(users)
+        index = requested_users(users, self.users_, self._name())
         codes = self.users_.get_indexer(index)
         unknown = codes < 0
         if unknown.any():

@@ -286,7 +286,7 @@ class Surprise(Params, FittedIds):
             ``user_id, item_id, score``, best first per user.
         """
         self._require_fitted()
-        k, index = check_k(k), requested_users(users)
+        k, index = check_k(k), requested_users(users, self.users_, self._label)
         self._ties(ties)
         codes = self.users_.get_indexer(index).astype(np.int64)
         ptr, excluded = self._exclusions(index, codes, exclude)

@@ -5,7 +5,7 @@ Two shapes of problem, both without a per-user Python loop:
 * one global order of the items (popularity, item mean) from which each user takes the
   first ``k`` items not excluded: :func:`top_k_global`, a numba kernel that walks the order
   once per user, skipping the user's excluded positions — O(k + |excluded_u|) per user;
-* a score for every (user, candidate item) pair (random scores, a model's predictions):
+* a score for every (user, candidate item) pair (a model's predictions):
   :func:`top_k_pairs`, one lexicographic sort of all pairs.
 
 Ties: in both, items with equal scores are taken in ascending order of their item code,

@@ -12,6 +12,7 @@ import pandas as pd
 
 from receval._columns import Columns
 from receval._kernels.sampling import accept_draws
+from receval._seeds import check_seed
 from receval.data._encode import id_kind
 from receval.data._table import _ids, _ids_of
 from receval.exceptions import (
@@ -46,14 +47,6 @@ def read_pairs(data: Any, name: str, columns: Columns) -> _Pairs:
     frame, _, ucol, icol = _ids_of(data, name, columns)
     return _Pairs(_ids(frame, ucol, name, "user"), _ids(frame, icol, name, "item"),
                   ucol, icol)
-
-
-def check_seed(seed: Any) -> int:
-    """A seed is an integer >= 0 (what :func:`numpy.random.default_rng` takes)."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}",
-                                    parameter="seed", examples=[seed])
-    return int(seed)
 
 
 def _same_kind(ids: pd.Series, ref: str, what: str, column: str) -> None:

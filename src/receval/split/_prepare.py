@@ -17,7 +17,7 @@ from receval._kernels.grouping import counting_order
 from receval.data._rows import RowSource, id_codes, time_values
 from receval.exceptions import ColumnNotFoundError, EmptyInputError, InvalidParameterError
 
-__all__ = ["SplitInput", "check_choice", "check_seed", "check_test_size", "global_counts",
+__all__ = ["SplitInput", "check_choice", "check_test_size", "global_counts",
            "n_test_of",
            "read_input", "resolve_columns"]
 
@@ -149,17 +149,6 @@ def check_test_size(test_size: Any) -> float:
             f"test_size must be a share strictly between 0 and 1 (0.2 holds out 20 % of the "
             f"rows), got {test_size!r}", parameter="test_size", examples=[test_size])
     return float(test_size)
-
-
-def check_seed(seed: Any) -> int:
-    """An integer from 0 to 2**63 - 1 (a 64-bit integer, as Spark's): splits are reproducible."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) \
-            or not 0 <= int(seed) < 2**63:
-        raise InvalidParameterError(
-            f"seed must be an integer from 0 to 2**63 - 1 (receval splits are reproducible: "
-            f"the same seed gives the same split in any process), got {seed!r}",
-            parameter="seed", examples=[seed])
-    return int(seed)
 
 
 def check_choice(parameter: str, value: Any, options: tuple[str, ...]) -> str:

@@ -8,6 +8,7 @@ import numpy as np
 
 from receval._columns import Columns
 from receval._kernels.hashing import hash_positions, seed_key
+from receval._seeds import check_seed
 from receval.data._spark import is_spark_frame
 from receval.exceptions import InvalidParameterError
 from receval.split._finish import SMALL_POLICIES, finish, finish_per_user
@@ -16,7 +17,6 @@ from receval.split._prepare import (
     SplitInput,
     check_choice,
     check_count,
-    check_seed,
     check_test_size,
     global_counts,
     read_input,

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import numpy as np
 
 from receval._columns import Columns
+from receval._seeds import check_seed
 from receval.data._rows import time_point
 from receval.data._spark import is_spark_frame
 from receval.exceptions import InvalidParameterError
@@ -26,7 +27,6 @@ from receval.split._prepare import (
     SplitInput,
     check_choice,
     check_count,
-    check_seed,
     check_test_size,
     global_counts,
     read_input,
