@@ -120,12 +120,15 @@ def test_rating_column_and_one_class_data():
 def test_unknown_users_and_bad_models():
     train = log(16)
     model = rv.models.Cornac(BPR(k=4, max_iter=5, seed=0)).fit(train)
-    got = model.recommend([train.user_id.iloc[0], "someone"], 5, exclude=train)
+    got = model.recommend([train.user_id.iloc[0], -7], 5, exclude=train)
     assert got["user_id"].nunique() == 1
     assert model.unknown_users_ == 1
     with pytest.raises(InvalidParameterError, match="not in the training data"):
         rv.models.Cornac(BPR(k=4, max_iter=5), unknown_users="error").fit(train).recommend(
-            ["someone"], 5)
+            [-7], 5)
+    # a user id of another type is not an unknown user: an error naming both types
+    with pytest.raises(rv.exceptions.IdTypeMismatchError, match="user ids of type mixed"):
+        model.recommend([train.user_id.iloc[0], "someone"], 5)
     with pytest.raises(InvalidParameterError, match="unknown_users"):
         rv.models.Cornac(BPR(), unknown_users="fallback")
 
@@ -138,6 +141,18 @@ def test_wrong_model_type(bad):
         bad = als.AlternatingLeastSquares(factors=2)
     with pytest.raises(InvalidModelError, match="Cornac"):
         rv.models.Cornac(bad)
+
+
+@pytest.mark.parametrize(("name", "base"), [("SPop", "NextItemRecommender"),
+                                             ("GPTop", "NextBasketRecommender")])
+def test_sequential_models_are_refused_with_the_reason(name, base):
+    # their score needs a session's or basket's history (score(user, history_items)); before,
+    # fit went through and recommend raised a raw TypeError inside Cornac
+    import cornac.models
+
+    model = getattr(cornac.models, name)()
+    with pytest.raises(InvalidModelError, match=rf"{name} is a Cornac {base}.*ScoreFunction"):
+        rv.models.Cornac(model)
 
 
 def test_unfitted_and_fit_raising():

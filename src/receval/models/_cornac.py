@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from receval.exceptions import InvalidParameterError
+from receval.exceptions import InvalidModelError, InvalidParameterError
 from receval.models._adapter import (
     LibraryAdapter,
     column_name,
@@ -55,6 +55,23 @@ def _predicts(model: Any, rating_model: bool | None) -> bool:
     if rating_model is not None:
         return bool(rating_model)
     return type(model).__name__ in RATING_MODELS
+
+
+def _refuse_sequential(model: Any) -> None:
+    """Cornac's next-item and next-basket models score a history, not a user: refused."""
+    import cornac.models as cm
+
+    for base, history in (("NextItemRecommender", "history_items"),
+                          ("NextBasketRecommender", "history_baskets")):
+        kind = getattr(cm, base, None)
+        if kind is not None and isinstance(model, kind):
+            raise InvalidModelError(
+                f"Cornac(): {type(model).__name__} is a Cornac {base}: it scores the items "
+                f"that follow a session's or basket's history (score(user, {history})), fitted "
+                f"on a SequentialDataset / BasketDataset, while rv.models.Cornac ranks items "
+                f"for a user from a user-item Dataset. Sequential models are not supported: "
+                f"score them with your own history and rv.models.ScoreFunction",
+                parameter="model", examples=[type(model).__name__])
 
 
 class Cornac(LibraryAdapter):
@@ -97,6 +114,7 @@ class Cornac(LibraryAdapter):
         refuse_class(model, "Cornac", "a Cornac model instance")
         if not isinstance(model, Recommender):
             refuse_kind(model, "Cornac", "a cornac.models.Recommender")
+        _refuse_sequential(model)
         column_name(rating, "rating")
         super().__init__(model, unknown_users=unknown_users)
         self.rating = rating
