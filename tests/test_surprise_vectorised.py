@@ -78,14 +78,6 @@ def _divides(algo: object, u: object, i: object) -> bool:
     return True
 
 
-def _divides(algo: object, u: object, i: object) -> bool:
-    try:
-        algo.predict(u, i)  # type: ignore[attr-defined]
-    except ZeroDivisionError:
-        return False
-    return True
-
-
 def _zero_division(name: str) -> bool:
     # KNNBasic with min_k=0 divides 0 by 0 where no neighbour has a positive similarity:
     # Surprise's predict raises ZeroDivisionError there; receval gives the default prediction
