@@ -36,7 +36,7 @@ from receval.exceptions import (
     RecevalError,
 )
 from receval.models._base import FittedIds, check_k, frame, requested_users
-from receval.models._data import exclusion_csr
+from receval.models._data import exclusion_csr, interactions
 from receval.models._rank import top_k_scores, warn_ties
 
 __all__ = ["LibraryAdapter", "Scorer", "column_name", "fit_or_raise", "library", "refuse_class",
@@ -95,13 +95,21 @@ def fit_or_raise(adapter: Any, call: Callable[..., Any], *args: Any, **kwargs: A
 class LibraryAdapter(FittedIds):
     """Base of the library adapters: id mapping, ``recommend``, ``score``, ``get_params``.
 
-    Subclasses set ``extra`` and implement ``fit`` (ending with ``self._index(table)`` done
-    first and ``_scorer`` / ``_pair_scores`` available).
+    Subclasses set ``extra`` and implement ``fit`` (starting with ``self._training(train)``,
+    ending with ``_scorer`` / ``_pair_scores`` available).
     """
 
     extra: ClassVar[str] = ""
     unknown_users_: int
     unknown_pairs_: int
+
+    def _training(self, train: Any) -> pd.DataFrame:
+        """The training rows (canonical columns), indexed; an empty ``train`` is an error."""
+        table = interactions(train, rating=False)
+        if not len(table):
+            raise InvalidParameterError("train is empty", parameter="train")
+        self._index(table)
+        return table
 
     def __init__(self, model: Any, *, unknown_users: str = "skip") -> None:
         if unknown_users not in UNKNOWN_USERS:

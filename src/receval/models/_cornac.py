@@ -126,10 +126,7 @@ class Cornac(LibraryAdapter):
         """Fit the wrapped model on a Cornac ``Dataset`` of the training rows."""
         from cornac.data import Dataset
 
-        table = interactions(train, rating=False)
-        if not len(table):
-            raise InvalidParameterError("train is empty", parameter="train")
-        self._index(table)
+        table = self._training(train)
         ratings = self._ratings(train, len(table))
         triples = list(zip(table["user_id"].tolist(), table["item_id"].tolist(),
                            ratings.tolist(), strict=True))

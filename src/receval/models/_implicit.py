@@ -37,7 +37,7 @@ from receval.models._adapter import (
     refuse_class,
     refuse_kind,
 )
-from receval.models._data import canonical, interactions
+from receval.models._data import canonical
 
 __all__ = ["Implicit"]
 
@@ -90,10 +90,7 @@ class Implicit(LibraryAdapter):
         from implicit.nearest_neighbours import ItemItemRecommender
         from threadpoolctl import threadpool_limits
 
-        table = interactions(train, rating=False)
-        if not len(table):
-            raise InvalidParameterError("train is empty", parameter="train")
-        self._index(table)
+        table = self._training(train)
         conf = self._confidences(train, len(table))
         shape = (len(self.users_), len(self.items_))
         # factor models fit on float32, the item-item models' kernels on float64

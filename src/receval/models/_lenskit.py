@@ -111,10 +111,7 @@ class LensKit(LibraryAdapter):
         from lenskit.data import from_interactions_df
         from lenskit.pipeline import Pipeline, topn_pipeline
 
-        table = interactions(train, rating=False)
-        if not len(table):
-            raise InvalidParameterError("train is empty", parameter="train")
-        self._index(table)
+        table = self._training(train)
         frame = canonical(train, name="train")
         rating_col = None
         if self.rating is not None and self.rating in frame.columns:
