@@ -16,7 +16,7 @@ from click.testing import CliRunner
 import receval as rv
 from receval.cli import cli
 from receval.data._files import read_table
-from receval.exceptions import EmptyInputError, OutputPathError
+from receval.exceptions import ConfigError, EmptyInputError, OutputPathError
 from receval.study._data import apply_filters
 from receval.study._hashing import frame_sha256
 from tests.study_helpers import toy_config
@@ -126,6 +126,12 @@ def test_rerun_with_the_input_moved(tmp_path, ratings_csv):
     study = rv.run(toy_config(tmp_path / "out", data={"path": str(data)}), progress=False)
     moved = tmp_path / "elsewhere.csv"
     data.rename(moved)
+    with pytest.raises(ConfigError, match=r"data.path: the input the manifest recorded, "
+                       r"'.*ratings.csv', is not there; if it moved.*--data PATH"):
+        rv.rerun(study.folder / "run.json")
+    out = CliRunner().invoke(cli, ["rerun", "-q", str(study.folder / "run.json")])
+    assert out.exit_code == 2
+    assert "--data PATH" in out.output
     out = CliRunner().invoke(cli, ["rerun", "-q", str(study.folder / "run.json"), "--data",
                                    str(moved)], catch_exceptions=False)
     assert out.exit_code == 0, out.output

@@ -164,6 +164,8 @@ def rerun(manifest: str | os.PathLike[str] | Mapping[str, Any], *,
     config["outputs"]["tracking"] = None
     if data is not None:
         config["data"]["path"] = str(Path(os.fspath(data)).resolve())
+    else:
+        _check_input_is_there(config["data"])
     if folder is None:  # the numbers only: no report, no per-user table to throw away
         config["outputs"].update(report=False, per_user=False, tables=False)
     with tempfile.TemporaryDirectory(prefix="receval-rerun-") as tmp:
@@ -171,3 +173,18 @@ def rerun(manifest: str | os.PathLike[str] | Mapping[str, Any], *,
         study = run(config, progress=progress, models_from=old.get("models_from"))
     found = differences(old, study.manifest)
     return Rerun(not found, found, study.manifest)
+
+
+def _check_input_is_there(data: Mapping[str, Any]) -> None:
+    """Refuse, with the way out, a recorded input file that is no longer where it was.
+
+    Only a file the config named itself (``[data] path`` without a data set): a data set
+    downloads or reads its own archive.
+    """
+    path = data.get("path")
+    if data.get("dataset") is None and path is not None and not Path(path).exists():
+        raise ConfigError(
+            f"data.path: the input the manifest recorded, {path!r}, is not there; if it "
+            "moved, give its new place (rv.rerun(manifest, data=...), receval rerun "
+            "run.json --data PATH): its content is still checked against the recorded hash",
+            parameter="data", examples=[path])
