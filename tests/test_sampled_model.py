@@ -93,6 +93,8 @@ class _Returns:
 
 BAD_MODELS = {
     "a class": (rv.models.MostPopular, "got the class MostPopular"),
+    "a spec, not a fitted model": ("popular", r"got the spec 'popular', not a fitted model.*"
+                                   r"from_spec\('popular'\)\.fit\(train\)"),
     "no score nor predict": (object(), "neither score"),
     "None": (_Returns(None), "one number per pair"),
     "a list of the wrong length": (_Returns([1.0]), "one number per pair"),

@@ -28,6 +28,11 @@ def _method(model: Any) -> tuple[str, Any]:
         raise InvalidModelError(
             f"model: got the class {model.__name__}, not a fitted model: write "
             f"{model.__name__}(...).fit(train)", parameter="model")
+    if isinstance(model, str):
+        raise InvalidModelError(
+            f"model: got the spec {model!r}, not a fitted model: build and fit it first, "
+            f"e.g. rv.models.from_spec({model!r}).fit(train)", parameter="model",
+            examples=[model])
     for name in ("score", "predict"):
         method = getattr(model, name, None)
         if callable(method):
