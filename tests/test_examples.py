@@ -43,7 +43,7 @@ def test_seed004_reproduces_the_seeds_table(tmp_path):
 
 def test_seed004_baselines(tmp_path):
     study = rv.run(_copy("seed004-baselines.toml", tmp_path), progress=False)
-    assert study.folder == tmp_path / "seed004-output"
+    assert study.folder == tmp_path / "seed004-baselines-output"
     assert (study.folder / "report.html").is_file()
     assert study.cv.n_folds == 5
     summary = study.cv.summary()

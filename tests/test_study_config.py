@@ -94,7 +94,8 @@ def test_shipped_schema_is_the_generated_one():
 @pytest.mark.parametrize("config", [BASE, _with({"compare.test": "wilcoxon",
                                                  "models.im.grid": {"shrinkage": [0, 5]},
                                                  "tune.search": "random", "tune.n_iter": 1,
-                                                 "filters.k_core": 2,
+                                                 "filters.k_core": 2, "seed": 3,
+                                                 "tune.validation": "random",
                                                  "outputs.tracking": "mlflow"})])
 def test_schema_accepts_valid_configs(config):
     jsonschema = pytest.importorskip("jsonschema")
@@ -159,6 +160,23 @@ BAD = [
     ({"outputs.tracking": "wandb"}, "outputs.tracking", "is not one of mlflow"),
     ({"outputs.folder": 3}, "outputs.folder", "expected a string"),
     ({"name": ["x"]}, "name", "expected a string"),
+    ({"seed": -1}, "seed", "from 0 to 2**63 - 1"),
+    ({"seed": "1"}, "seed", 'expected an integer, got "1"'),
+    ({"models": {"pop": "most-popular"}, "compare.test": "t"}, "compare",
+     "needs at least two models, got 1 ('pop')"),
+    ({"tune.validation": {"method": "randm"}}, "tune.validation.method",
+     "did you mean 'random'"),
+    ({"tune.validation": {"method": "random", "test_sze": 0.2}}, "tune.validation.test_sze",
+     "did you mean 'test_size'"),
+    ({"tune.validation": "randm"}, "tune.validation.method", "did you mean 'random'"),
+    ({"tune.validation": 3}, "tune.validation", "expected a table"),
+    ({"tune.metric": "bogus@10"}, "tune.metric", "unknown metric 'bogus'"),
+    ({"tune.search": "random", "tune.n_iter": 0}, "tune.n_iter", "needs n_iter >= 1"),
+    ({"tune.search": "random"}, "tune.n_iter", "needs n_iter >= 1"),
+    ({"models.im.grid": {"shrinkage": [1, -2]}}, "models.im.grid.shrinkage[1]",
+     "-2 is refused"),
+    ({"models.im.params.shrinkage": -1}, "models.im.params", "shrinkage must be"),
+    ({"evaluate.k": 0}, "evaluate.k", "must be an integer >= 1, got 0"),
 ]
 
 

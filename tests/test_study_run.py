@@ -86,7 +86,7 @@ def test_manifest_content(done, ratings_csv):
         assert record["sha256"]["train"] == frame_sha256(fold.train)
         assert record["sha256"]["test"] == frame_sha256(fold.test)
         assert record["report"]["method"] == "kfold"
-    assert m["seeds"] == {"split": 0, "tune": 0, "compare": 0}
+    assert m["seeds"] == {"study": 0, "split": 0, "tune": 0, "compare": 0}
     assert m["config"]["split"]["by"] == "rows"  # defaults filled in
     assert m["metrics"]["NDCG@5"]["name"] == "ndcg"
     assert m["evaluation"]["relevance_threshold"] == 4
@@ -194,8 +194,9 @@ report = false
     assert out.exit_code == 0, out.output
     assert "Precision@5" in out.output
     assert (tmp_path / "result" / "run.json").is_file()
-    # the progress lines go to stderr
+    # the progress lines go to stderr; they name only the files written
     assert "reading the data" in out.stderr
+    assert "writing run.json, per_fold.csv, summary.csv, per_user.parquet to" in out.stderr
     bad = tmp_path / "bad.toml"
     bad.write_text((tmp_path / "study.toml").read_text().replace("test_size", "test_sise"))
     out = CliRunner().invoke(cli, ["run", str(bad)], catch_exceptions=False)
@@ -250,8 +251,63 @@ def test_filters_hand_computed():
 
 def test_filters_leave_nothing(tmp_path):
     config = toy_config(tmp_path / "out", filters={"min_user_interactions": 10_000})
-    with pytest.raises(EmptyInputError, match="filters: no row is left"):
+    with pytest.raises(EmptyInputError, match=r"filters: no row is left of the 691 rows of the "
+                       r"data; rows dropped by each filter: min_user_interactions = 10000 "
+                       r"dropped 691$"):
         rv.run(config, progress=False)
+    config = toy_config(tmp_path / "out", filters={"min_rating": 4, "k_core": 30})
+    with pytest.raises(EmptyInputError, match=r"each filter \(with k_core = 30\): min_rating "
+                       r"= 4 dropped \d+; min_user_interactions = 1 dropped \d+"):
+        rv.run(config, progress=False)
+
+
+def test_unseeded_models_get_the_study_seed_and_rerun_identically(tmp_path):
+    pytest.importorskip("surprise")
+    config = toy_config(tmp_path / "out")
+    config["models"] = {"svd": "surprise:SVD(n_factors=3, n_epochs=5)",
+                        "seeded": "surprise:SVD(n_factors=3, n_epochs=5, random_state=4)",
+                        "tuned": {"model": "surprise:SVD(n_epochs=5)",
+                                  "grid": {"n_factors": [2, 3]}},
+                        "random": "random"}
+    config["evaluate"] = {"metrics": ["rmse", "ndcg@5"], "k": 5}
+    study = rv.run(config, progress=False)
+    assert study.manifest["seeds"] == {
+        "study": 0, "split": 0, "data": 1, "tune": 0, "models.svd.algo__random_state": 0,
+        "models.seeded.algo__random_state": 4, "models.tuned.random_state": 0,
+        "models.random.seed": 0}
+    assert study.config["models"]["svd"]["params"] == {"random_state": 0}
+    assert rv.rerun(study.folder / "run.json").identical
+    out = CliRunner().invoke(cli, ["rerun", "-q", str(study.folder / "run.json")],
+                             catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    # another study seed: other SVD numbers, the seeded SVD's unchanged
+    other = rv.run({**config, "seed": 5, "outputs": {"folder": str(tmp_path / "o5"),
+                                                     "report": False}}, progress=False)
+    assert other.manifest["seeds"]["models.svd.algo__random_state"] == 5
+    assert other.cv.per_fold.loc["svd", "RMSE"].tolist() != \
+        study.cv.per_fold.loc["svd", "RMSE"].tolist()
+    pd.testing.assert_frame_equal(other.cv.per_fold.loc["seeded"],
+                                  study.cv.per_fold.loc["seeded"])
+
+
+def test_compare_of_a_metric_no_model_measured(tmp_path):
+    config = toy_config(tmp_path / "out", compare={"metrics": ["map@10"]})
+    with pytest.raises(ConfigError, match=r"^compare: .*MAP@10 is not compared: no model "
+                       r"measured it$"):
+        rv.run(config, progress=False)
+
+
+def test_a_study_removes_its_own_stale_outputs(done, tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    for path in done.folder.iterdir():
+        (folder / path.name).write_bytes(path.read_bytes())
+    (folder / "notes.txt").write_text("mine")
+    (folder / "sub").mkdir()
+    study = rv.run(toy_config(folder), progress=False)  # no [compare], no grid, no report
+    assert study.comparison is None
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "notes.txt", "per_fold.csv", "per_user.parquet", "run.json", "sub", "summary.csv"]
 
 
 def test_yaml_study(tmp_path, ratings_csv):

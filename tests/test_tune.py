@@ -99,11 +99,28 @@ def test_random_search_runs(ratings):
     ({"shrinkage": [1.0]}, {"search": "bayes"}, "search must be"),
     ({"shrinkage": [1.0]}, {"search": "random"}, "n_iter"),
     ({"shrinkge": [1.0]}, {}, "shrinkge"),
+    ({"shrinkage": 5}, {}, r"grid\.shrinkage: expected a list of values to try, got 5"),
+    ({"shrinkage": "5"}, {}, "grid.shrinkage: expected a list"),
+    ({"shrinkage": [1.0]}, {"validation": {"method": "randm"}},
+     "validation.method: \"randm\" is not one of .*did you mean 'random'"),
+    ({"shrinkage": [1.0]}, {"validation": {"method": "random", "test_sze": 0.2}},
+     "validation.test_sze: unknown key; did you mean 'test_size'"),
+    ({"shrinkage": [1.0]}, {"validation": 3}, "validation: expected a splitter table"),
 ])
 def test_bad_tuning_parameters(ratings, grid, kwargs, words):
     fold = rv.split.random(ratings, test_size=0.2, seed=0)
     with pytest.raises(InvalidParameterError, match=words):
         rv.tune(rv.models.ItemMean(), grid, ratings, "rmse", split=fold, **kwargs)
+
+
+def test_validation_method_name_is_a_splitter_table(ratings):
+    fold = rv.split.random(ratings, test_size=0.2, seed=0)
+    by_name = rv.tune("item-mean", {"shrinkage": [0.0, 5.0]}, ratings, "rmse", split=fold,
+                      validation="random")
+    by_table = rv.tune("item-mean", {"shrinkage": [0.0, 5.0]}, ratings, "rmse", split=fold,
+                       validation={"method": "random"})
+    pd.testing.assert_frame_equal(by_name.trials, by_table.trials)
+    assert by_name.settings["validation"] == {"method": "random"}
 
 
 def test_validation_needs_a_splitter_when_folds_have_no_report(ratings):

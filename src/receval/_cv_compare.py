@@ -70,8 +70,9 @@ def compare_cv(cv: CrossValidation, **options: Any) -> Comparison:
         if missing:
             left_out[name] = missing
         if len(have[i]) < 2:
-            notes.append(f"{name} is not compared: only {list(have[i]) or 'no model'} "
-                         f"measured it (not {missing})")
+            notes.append(f"{name} is not compared: only {list(have[i])} measured it (not "
+                         f"{missing})" if have[i] else
+                         f"{name} is not compared: no model measured it")
             continue
         groups.setdefault(have[i], []).append(metric)
         if missing:

@@ -30,6 +30,7 @@ def parse_model_option(value: str, seed: int) -> tuple[str, Any]:
     that the spec leaves unset gets ``--seed``.
     """
     import receval as rv
+    from receval.models._seeding import seed_unseeded, spec_sets_seed
 
     head, eq, rest = value.partition("=")
     name, spec = (head.strip(), rest.strip()) if eq and _NAME.match(head.strip()) and \
@@ -40,12 +41,7 @@ def parse_model_option(value: str, seed: int) -> tuple[str, Any]:
             f"knn=surprise:KNNBasic(k=20) or mypkg.models:MyModel(alpha=0.1)",
             parameter="model", examples=[value])
     model = rv.models.from_spec(spec)
-    params = model.get_params(deep=True) if callable(getattr(model, "get_params", None)) \
-        else {}
-    if "seed" in params and "seed=" not in spec.replace(" ", ""):
-        model.set_params(seed=seed)
-    elif params.get("algo__random_state", 0) is None:
-        model.set_params(algo__random_state=seed)
+    seed_unseeded(model, seed, spec_sets_seed(spec))
     return name, model
 
 

@@ -26,7 +26,7 @@ from receval.study._schema import (
     split_keys,
 )
 
-__all__ = ["check_type", "load", "resolve", "unknown_key"]
+__all__ = ["check_type", "check_validation", "load", "resolve", "splitter", "unknown_key"]
 
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number",
                "boolean": "true or false", "array": "a list", "object": "a table (mapping)",
@@ -162,16 +162,43 @@ def _absolute(value: Any, base: Path) -> Any:
     return str(path if path.is_absolute() else (base / path).resolve())
 
 
-def _split(given: Any) -> dict[str, Any]:
+def splitter(given: Any, path: str = "split") -> dict[str, Any]:
+    """A splitter table (``method`` and that function's keywords), checked and filled."""
     if not isinstance(given, Mapping):
-        raise ConfigError(f"split: expected a table (mapping), got {_show(given)}",
-                          parameter="split", examples=[given])
+        raise ConfigError(f"{path}: expected a table (mapping), got {_show(given)}",
+                          parameter=path, examples=[given])
     if "method" not in given:
-        raise ConfigError(f"split.method: required, and missing (one of "
-                          f"{', '.join(SPLIT_METHODS)})", parameter="split.method")
-    method = check_type(given["method"], ("string",), "split.method", SPLIT_METHODS)
+        raise ConfigError(f"{path}.method: required, and missing (one of "
+                          f"{', '.join(SPLIT_METHODS)})", parameter=f"{path}.method")
+    method = check_type(given["method"], ("string",), f"{path}.method", SPLIT_METHODS)
     rest = {k: v for k, v in given.items() if k != "method"}
-    return {"method": method, **_section(rest, split_keys(method), "split")}
+    return {"method": method, **_section(rest, split_keys(method), path)}
+
+
+def check_validation(value: Any, path: str = "validation") -> Any:
+    """``rv.tune``'s ``validation=`` / ``[tune] validation``, checked before any fit.
+
+    None (the folds' own splitter) and a function of the training part are returned as
+    they are; a method name is ``{"method": name}``; a splitter table has its method (with
+    the closest name) and keywords checked as ``[split]``'s, and is returned as given.
+
+    Raises
+    ------
+    ConfigError
+        ``<path>.method: "randm" is not one of ...; did you mean 'random'?``,
+        ``<path>.test_sze: unknown key; did you mean 'test_size'?``, or a value that is
+        none of these.
+    """
+    if value is None or callable(value):
+        return value
+    if isinstance(value, str):
+        value = {"method": value}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{path}: expected a splitter table such as {{'method': 'random', "
+                          f"'test_size': 0.2}}, a method name or a function of the training "
+                          f"part, got {_show(value)}", parameter=path, examples=[value])
+    splitter(value, path)
+    return dict(value)
 
 
 def _models(given: Any) -> dict[str, dict[str, Any]]:
@@ -233,18 +260,27 @@ def resolve(config: Mapping[str, Any], base: Path) -> dict[str, Any]:
         if name not in config:
             raise ConfigError(f"{name}: required section, and missing", parameter=name)
     fixed = fixed_sections()
-    out: dict[str, Any] = {"name": check_type(config.get("name", "study"), ("string",), "name")}
+    out: dict[str, Any] = {"name": check_type(config.get("name", "study"), ("string",), "name"),
+                           "seed": _seed(config.get("seed", 0))}
     for name in ("data", "filters"):
         out[name] = _section(config.get(name, {}), fixed[name], name)
-    out["split"] = _split(config["split"])
+    out["split"] = splitter(config["split"])
     out["models"] = _models(config["models"])
     out["evaluate"] = _section(config["evaluate"], fixed["evaluate"], "evaluate")
     out["evaluate"]["metrics"] = _metrics(out["evaluate"]["metrics"],
                                           out["evaluate"]["convention"] is None)
+    if out["evaluate"]["k"] < 1:
+        raise ConfigError(f"evaluate.k: must be an integer >= 1, got {out['evaluate']['k']}",
+                          parameter="evaluate.k", examples=[out["evaluate"]["k"]])
     for name in ("tune", "outputs"):
         out[name] = _section(config.get(name, {}), fixed[name], name)
+    _check_tune(out["tune"], out["evaluate"]["convention"] is None)
     out["compare"] = None if config.get("compare") is None else _section(
         config["compare"], compare_keys(), "compare")
+    if out["compare"] is not None and len(out["models"]) < 2:
+        raise ConfigError(f"compare: needs at least two models, got {len(out['models'])} "
+                          f"({', '.join(map(repr, out['models']))})", parameter="compare",
+                          examples=list(out["models"]))
     _check_data(out["data"])
     out["data"]["path"] = _absolute(out["data"]["path"], base)
     out["outputs"]["folder"] = _absolute(out["outputs"]["folder"], base)
@@ -256,6 +292,36 @@ def resolve(config: Mapping[str, Any], base: Path) -> dict[str, Any]:
                 option.name == "item_features" and value == "genres"):
             out["evaluate"][option.name] = _absolute(out["evaluate"][option.name], base)
     return out
+
+
+def _check_tune(tune: dict[str, Any], parse: bool) -> None:
+    """``[tune]``'s metric, n_iter and validation, checked before the data is read."""
+    from receval.exceptions import InvalidParameterError
+    from receval.metrics import parse as parse_metric
+
+    if tune["metric"] is not None and parse:
+        try:
+            parse_metric(tune["metric"])
+        except InvalidParameterError as exc:
+            raise ConfigError(f"tune.metric: {exc}", parameter="tune.metric",
+                              examples=[tune["metric"]]) from None
+    n_iter = tune["n_iter"]
+    if (n_iter is not None and n_iter < 1) or (n_iter is None and tune["search"] == "random"):
+        raise ConfigError(f"tune.n_iter: search = {tune['search']!r} needs n_iter >= 1 (the "
+                          f"points to draw), got {_show(n_iter)}", parameter="tune.n_iter",
+                          examples=[n_iter])
+    tune["validation"] = check_validation(tune["validation"], "tune.validation")
+
+
+def _seed(value: Any) -> int:
+    from receval._seeds import check_seed
+    from receval.exceptions import InvalidParameterError
+
+    check_type(value, ("integer",), "seed")
+    try:
+        return check_seed(value)
+    except InvalidParameterError as exc:
+        raise ConfigError(f"seed: {exc}", parameter="seed", examples=[value]) from None
 
 
 def _check_data(data: dict[str, Any]) -> None:

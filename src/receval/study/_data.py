@@ -76,8 +76,12 @@ def load_data(data: dict[str, Any], filters: dict[str, Any]) -> StudyData:
     record["rows"] = len(frame)
     kept, dropped = apply_filters(frame, filters)
     if kept.empty:
-        raise EmptyInputError(f"filters: no row is left of the {len(frame):,} rows of the data "
-                              f"({dropped})", parameter="filters")
+        by_filter = "; ".join(f"{name} = {filters[name]} dropped {n:,}"
+                              for name, n in dropped.items() if n)
+        core = "" if not filters["k_core"] else f" (with k_core = {filters['k_core']})"
+        raise EmptyInputError(f"filters: no row is left of the {len(frame):,} rows of the data; "
+                              f"rows dropped by each filter{core}: {by_filter}",
+                              parameter="filters")
     return StudyData(kept.reset_index(drop=True), record, dropped, genres)
 
 

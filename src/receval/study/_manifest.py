@@ -154,7 +154,7 @@ def _comparison(comparison: Any) -> dict[str, Any] | None:
 
 
 def _seeds(config: dict[str, Any], models: Mapping[str, Any]) -> dict[str, Any]:
-    seeds: dict[str, Any] = {"split": config["split"].get("seed")}
+    seeds: dict[str, Any] = {"study": config.get("seed"), "split": config["split"].get("seed")}
     if any(entry["grid"] for entry in config["models"].values()):
         seeds["tune"] = config["tune"]["seed"]
     if config["compare"] is not None:
@@ -162,6 +162,8 @@ def _seeds(config: dict[str, Any], models: Mapping[str, Any]) -> dict[str, Any]:
     if config["data"]["dataset"] == "sample_ratings":
         seeds["data"] = config["data"]["params"].get("seed", 7)
     for name, params in models.items():
+        if config["models"][name]["grid"]:  # tuned: the params of its entry, then the grid
+            params = {**config["models"][name]["params"], **config["models"][name]["grid"]}
         for key, value in params.items():
             if key.endswith(("seed", "random_state")):
                 seeds[f"models.{name}.{key}"] = value

@@ -19,7 +19,7 @@ from receval.exceptions import ConfigError, RecevalError
 from receval.study._config import check_type, unknown_key
 from receval.study._schema import type_of_default
 
-__all__ = ["build", "check_models", "importable", "model_params"]
+__all__ = ["build", "check_models", "importable", "model_params", "seed_models"]
 
 
 def _from_spec(spec: Any) -> Any:
@@ -103,6 +103,51 @@ def check_models(models: dict[str, dict[str, Any]]) -> None:
                 for i, one in enumerate(values):
                     _check_value(one, default_value, where if part == "params" else
                                  f"{where}[{i}]")
+        _check_builds(name, entry)
+
+
+def _check_builds(name: str, entry: dict[str, Any]) -> None:
+    """Build the model with its params, and with each grid value, naming the key at fault."""
+    tries = [(f"models.{name}.params", entry["params"], None)]
+    tries += [(f"models.{name}.grid.{param}[{i}]", {**entry["params"], param: one}, one)
+              for param, values in entry["grid"].items() for i, one in enumerate(values)]
+    for where, params, value in tries:
+        _build_at(where, entry["model"], params, value)
+
+
+def _build_at(where: str, model: str, params: dict[str, Any], value: Any) -> None:
+    try:
+        _from_spec({"model": model, "params": params})
+    except ConfigError:
+        raise
+    except (RecevalError, TypeError, ValueError) as exc:
+        shown = "" if value is None else f"{value!r} is refused: "
+        raise ConfigError(f"{where}: {shown}{exc}", parameter=where,
+                          examples=[value] if value is not None else []) from None
+
+
+def seed_models(models: dict[str, dict[str, Any]], seed: int) -> dict[str, int]:
+    """Give every model whose spec leaves its seed unset the study's ``seed``, in its params.
+
+    As ``receval cv --seed`` (:func:`receval.models._seeding.seed_unseeded`): a ``seed``
+    parameter that neither the spec string nor ``params`` sets, or a Surprise algorithm's
+    ``random_state`` left ``None``, becomes ``seed`` (unless the ``grid`` tunes it). The
+    parameter is added to the entry's ``params`` (so the resolved config, and a rerun, hold
+    it). Returns ``{"models.<name>.params.<p>": seed}`` of the seeds given.
+    """
+    from receval.models._seeding import spec_sets_seed, unset_seed
+
+    given: dict[str, int] = {}
+    for name, entry in models.items():
+        sets_seed = spec_sets_seed(entry["model"]) or "seed" in entry["params"]
+        key = unset_seed(build(name, {"model": entry["model"], "params": entry["params"]}),
+                         sets_seed)
+        param = None if key is None else key.split("__")[-1]
+        if param is None or param in entry["grid"]:
+            continue
+        entry["params"][param] = seed
+        given[f"models.{name}.params.{param}"] = seed
+    return given
 
 
 @contextlib.contextmanager

@@ -174,9 +174,10 @@ def _sections() -> dict[str, tuple[Key, ...]]:
         "tune": (
             Key("metric", ("string", "null"), None, "The metric the validation part chooses "
                 "by (default: the first of [evaluate] metrics)."),
-            Key("validation", ("object", "null"), None, "A [split]-like table for the "
-                "validation part carved from each training part (default: the same "
-                "splitter as [split])."),
+            Key("validation", ("object", "string", "null"), None, "A [split]-like table "
+                "for the validation part carved from each training part, or a method name "
+                "(\"random\" is {method = \"random\"}; default: the same splitter as "
+                "[split])."),
             Key("search", ("string",), "grid", "grid, random, or optuna (when installed).",
                 choices=("grid", "random", "optuna")),
             Key("n_iter", ("integer", "null"), None, "Points drawn by random / optuna "
@@ -199,8 +200,8 @@ def _sections() -> dict[str, tuple[Key, ...]]:
 
 
 #: Sections with a fixed set of keys (the others: evaluate, split, compare, models).
-SECTIONS = ("name", "data", "filters", "split", "models", "evaluate", "tune", "compare",
-            "outputs")
+SECTIONS = ("name", "seed", "data", "filters", "split", "models", "evaluate", "tune",
+            "compare", "outputs")
 
 
 def fixed_sections() -> dict[str, tuple[Key, ...]]:
@@ -259,6 +260,9 @@ def json_schema() -> dict[str, Any]:
     sections = fixed_sections()
     properties: dict[str, Any] = {
         "name": {"type": "string", "description": "The study's title."},
+        "seed": {"type": "integer", "minimum": 0, "default": 0,
+                 "description": "The seed of every model whose spec leaves its seed "
+                 "(random_state) unset, as receval cv --seed."},
         **{name: _object(keys) for name, keys in sections.items()},
         "split": _split_schema(),
         "models": _model_schema(),

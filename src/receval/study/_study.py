@@ -22,8 +22,8 @@ from receval.exceptions import ConfigError, RecevalError
 from receval.study._config import check_type, load, resolve
 from receval.study._data import StudyData, load_data
 from receval.study._manifest import build_manifest
-from receval.study._models import build, check_models, importable, model_params
-from receval.study._outputs import check_folder, write_outputs
+from receval.study._models import build, check_models, importable, model_params, seed_models
+from receval.study._outputs import check_folder, remove_stale, to_write, write_outputs
 from receval.study._splits import make_folds
 from receval.study._tune import Tuning, merge_cross_validations, tune
 
@@ -39,7 +39,7 @@ class Study:
     cv : CrossValidation
         Every model on every fold (tuned models: their chosen point per fold).
     comparison : receval.Comparison or None
-        The paired tests of ``[compare]`` (None without that section or with one model).
+        The paired tests of ``[compare]`` (None without that section).
     manifest : dict
         The content of ``run.json`` (:func:`receval.rerun` recomputes it).
     tuning : dict of str to Tuning
@@ -149,6 +149,7 @@ def run(config: str | os.PathLike[str] | Mapping[str, Any], *,
     models_from = base if models_from is None else Path(os.fspath(models_from))
     with importable(models_from), warnings.catch_warnings(record=True) as caught:
         check_models(resolved["models"])
+        seed_models(resolved["models"], resolved["seed"])
         folds = make_folds(data.frame, resolved["split"])
         say(f"{len(data.frame):,} rows; {len(folds)} split(s) by "
             f"{resolved['split']['method']}")
@@ -159,8 +160,12 @@ def run(config: str | os.PathLike[str] | Mapping[str, Any], *,
     manifest = build_manifest(resolved, data, folds, cv, comparison, tunings, params)
     manifest["models_from"] = str(models_from)
     study = Study(cv, comparison, manifest, tunings, resolved, paths["run.json"].parent)
+    paths = to_write(paths, study)
     say(f"writing {', '.join(paths)} to {study.folder}")
     write_outputs(paths, study)
+    removed = remove_stale(paths["run.json"].parent, paths, _inputs(resolved))
+    if removed:
+        say(f"removed {', '.join(removed)} of an earlier study in {study.folder}")
     if resolved["outputs"]["tracking"] == "mlflow":
         from receval.study._tracking import log_mlflow
 
@@ -235,7 +240,7 @@ def _wrap(call: Any, name: str) -> Any:
 
 
 def _compare(config: dict[str, Any], cv: CrossValidation) -> Any:
-    if config["compare"] is None or len(cv.models) < 2:
+    if config["compare"] is None:
         return None
     options = {k: v for k, v in config["compare"].items() if v is not None}
     try:

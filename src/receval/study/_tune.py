@@ -71,8 +71,12 @@ def _check_grid(grid: Any) -> dict[str, list[Any]]:
                                     f"values, got {grid!r}", parameter="grid")
     out = {}
     for name, values in grid.items():
-        values = list(values) if isinstance(values, Iterable) and not isinstance(
-            values, (str, bytes)) else [values]
+        if not isinstance(values, Iterable) or isinstance(values, (str, bytes, Mapping)):
+            raise InvalidParameterError(
+                f"grid.{name}: expected a list of values to try, got {values!r} (for one "
+                f"value, [{values!r}]; a fixed parameter belongs in the model)",
+                parameter=f"grid.{name}", examples=[values])
+        values = list(values)
         if not values:
             raise InvalidParameterError(f"grid: {name!r} has no values",
                                         parameter=f"grid.{name}")
@@ -179,10 +183,12 @@ def tune(model: Any, grid: Mapping[str, Any], data: Any, metric: str, *, split: 
         The metric that chooses (its direction: ``higher_is_better``).
     split : Split, list of Split, or function of data
         The outer folds (test parts are used once, for the chosen point).
-    validation : dict, function or None
+    validation : dict, str, function or None
         How the validation part is carved from each training part: a splitter table
-        (``{"method": "random", "test_size": 0.2, "seed": 0}``), a function of the training
-        part returning a Split, or None for the splitter that made ``split`` (its report).
+        (``{"method": "random", "test_size": 0.2, "seed": 0}``, checked up front: an unknown
+        method or keyword is a ConfigError with the closest name), a method name
+        (``"random"`` is ``{"method": "random"}``), a function of the training part
+        returning a Split, or None for the splitter that made ``split`` (its report).
     search : {"grid", "random", "optuna"}
         Every point, ``n_iter`` distinct points drawn with ``seed``, or Optuna's TPE sampler
         seeded with ``seed`` (``pip install optuna``).
@@ -200,8 +206,10 @@ def tune(model: Any, grid: Mapping[str, Any], data: Any, metric: str, *, split: 
     """
     from receval._cv import _folds, _warn_once
     from receval.metrics import parse
+    from receval.study._config import check_validation
 
     grid = _check_grid(grid)
+    validation = check_validation(validation)
     build = _builder(model)
     higher = bool(getattr(parse(metric), "higher_is_better", True))
     folds = _folds(split, data)
