@@ -77,7 +77,9 @@ def _values(out: Any, pairs: pd.DataFrame, model: Any, method: str) -> np.ndarra
         raise InvalidModelError(
             f"{where} gave no finite score for {int(bad.sum())} of {len(pairs)} candidate "
             f"pairs (missing, NaN or infinite), e.g. {shown}: a sampled list needs a score "
-            "for its positive and every negative", parameter="model",
+            "for its positive and every negative (a model may not score users or items it "
+            "never saw in training: draw the negatives from its training items, "
+            "negatives(..., items=train's items))", parameter="model",
             n_bad=int(bad.sum()), examples=shown)
     return values
 
