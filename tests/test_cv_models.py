@@ -653,12 +653,12 @@ def _library_models() -> dict[str, tuple[Callable[[], Any], str | None, list[str
 LIBRARY_MODELS = _library_models()
 
 
-@pytest.mark.parametrize("door", ["object", "spec", "from_spec", "mapping spec"])
-@pytest.mark.parametrize("case", list(LIBRARY_MODELS))
+@pytest.mark.parametrize(("case", "door"), [
+    (case, door) for case, (_, spec, _) in LIBRARY_MODELS.items()
+    for door in ("object", "spec", "from_spec", "mapping spec")
+    if door == "object" or spec is not None])  # the LensKit stand-in has no importable spec
 def test_other_libraries_models_are_refused_at_every_door(case: str, door: str) -> None:
     make, spec, words = LIBRARY_MODELS[case]
-    if door != "object" and spec is None:
-        pytest.skip("no importable spec")
     calls = {"object": lambda: _cv({"mine": make()}, ["ndcg@5"]),
              "spec": lambda: _cv({"mine": spec}, ["ndcg@5"]),
              "from_spec": lambda: rv.models.from_spec(spec),
