@@ -77,8 +77,16 @@ def test_cli_surprise_spec(ratings_file: Path) -> None:
     (["--model", "os:system(command='true')"], ["not a model class"]),
     (["--model", "nosuch.mod:M()"], ["cannot import module"]),
     (["--model", "surprise:NoSuch"], ["unknown Surprise algorithm"]),
-    (["--model", "a=popular", "--model", "a=random"], ["two models 'a'"]),
-    (["--model", "popular", "--model", "popular"], ["two models 'popular'"]),
+    (["--model", "a=popular", "--model", "a=random"], ["two models 'a'", "--model a2=random"]),
+    (["--model", "popular", "--model", "popular"], ["two models 'popular'",
+                                                    "--model popular2=popular"]),
+    (["--model", "a=popular", "--model", "a2=random", "--model", "a=item-mean"],
+     ["--model a3=item-mean"]),
+    (["--model", "popular", "--test", "t"], ["--test t", "only 1 --model", "two --model"]),
+    (["--model", "m=sklearn.linear_model:LinearRegression()"], ["scikit-learn estimator"]),
+    (["--model", "mf=cornac.models:MF(k=4)"], ["rv.models.Cornac(MF(...))"]),
+    (["--model", "knn=surprise:KNNBasic(sim_options={'nmae': 'cosine'})"],
+     ["no key 'nmae'", "did you mean 'name'?"]),
     (["--model", "x="], ["unknown model"]),
     (["--model", "popular", "-m", "rmse"], ["has no predict()"]),
     (["--model", "popular", "-m", "ndcg@20", "-k", "10"], ["cut at more than k=10"]),
@@ -138,3 +146,36 @@ def test_cli_imports_a_model_from_the_current_directory(
     got = pd.read_csv(io.StringIO(out.stdout)).set_index(["model", "fold"])["RMSE"]
     np.testing.assert_allclose(got.loc["mine"].to_numpy(),
                                got.loc["item-mean:shrinkage=5"].to_numpy(), rtol=1e-12)
+
+
+def test_cli_single_model_test_fails_before_fitting(ratings_file: Path) -> None:
+    out = run("cv", str(ratings_file), "--model", "popular", "--test", "wilcoxon",
+              "-m", "ndcg@5", "--folds", "2")
+    assert out.exit_code == 2
+    assert "cross_validate: model" not in out.output  # no fold was run (no progress line)
+
+
+def test_cli_knn_csv_is_clean(ratings_file: Path) -> None:
+    # Surprise's k-NN prints "Computing the msd similarity matrix..." while fitting: on
+    # stderr, so the CSV on stdout stays a table
+    pytest.importorskip("surprise")
+    out = run("cv", str(ratings_file), "--model", "knn=surprise:KNNBasic(k=3)", "-m", "ndcg@5",
+              "--folds", "2", "--format", "csv")
+    assert out.exit_code == 0, out.output
+    assert "Computing" not in out.stdout
+    got = pd.read_csv(io.StringIO(out.stdout))
+    assert list(got.columns) == ["model", "fold", "NDCG@5"]
+
+
+def test_cli_include_seen_reaches_surprise(ratings_file: Path) -> None:
+    # --include-seen ranks the training items for Surprise too (candidates="all")
+    pytest.importorskip("surprise")
+    out = run("cv", str(ratings_file), "--model", "svd=surprise:SVD(n_factors=3, n_epochs=3)",
+              "-m", "ndcg@5", "--folds", "2", "--seed", "1", "-k", "5", "--include-seen",
+              "--format", "csv")
+    assert out.exit_code == 0, out.output
+    got = pd.read_csv(io.StringIO(out.stdout)).set_index(["model", "fold"])["NDCG@5"]
+    svd = rv.models.from_spec("surprise:SVD(n_factors=3, n_epochs=3, random_state=1)")
+    expected = _cv({"svd": svd.set_params(candidates="all")}, ["ndcg@5"],
+                   exclude_seen=False).per_fold["NDCG@5"]
+    np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-12)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -469,3 +470,249 @@ def test_recommend_users_of_another_type_is_an_error(model: Any, users: list[Any
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert len(fitted.recommend(DATA["user_id"].unique()[:2], 3)) == 6  # the same kind
+
+
+# --- a fold whose test pairs are all in its train, with exclude_seen=True -----------------
+
+@pytest.mark.parametrize(("split", "warned"), [
+    ((DATA, DATA), [0]),                                   # train == test
+    ((DATA, DATA.iloc[:40]), [0]),                         # test a part of train
+    ([(DATA, DATA), FOLDS[0]], [0]),                       # only the fold that is
+    (FOLDS, []),                                           # ordinary folds: no noise
+    ((DATA.iloc[40:], DATA.iloc[:41]), []),                # some test pairs are new
+])
+def test_test_pairs_all_in_train_warn_per_fold(split: Any, warned: list[int]) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rv.cross_validate({"pop": "popular"}, DATA, ["ndcg@5"], split=split, k=5,
+                          progress=False)
+    got = [str(w.message) for w in caught if issubclass(w.category, DataWarning)
+           and "test (user, item) pairs are also in" in str(w.message)]
+    assert len(got) == len(warned), got
+    for fold, message in zip(warned, got, strict=True):
+        assert f"fold {fold}:" in message
+        assert "pass exclude_seen=False" in message
+
+
+@pytest.mark.parametrize(("metrics", "exclude_seen"), [(["ndcg@5"], False), (["rmse"], True)])
+def test_test_pairs_in_train_no_warning_when_nothing_is_excluded(metrics: list[str],
+                                                                  exclude_seen: bool) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rv.cross_validate({"m": "item-mean"}, DATA, metrics, split=(DATA, DATA), k=5,
+                          exclude_seen=exclude_seen, progress=False)
+    assert not [w for w in caught if "pairs are also in" in str(w.message)]
+
+
+# --- exclude_seen=False reaches a model that leaves training items out by itself ----------
+
+@pytest.mark.parametrize("algo", ["SVD(n_factors=4, n_epochs=5, random_state=0)",
+                                  "KNNBasic(k=5, verbose=False)", "BaselineOnly(verbose=False)"])
+def test_include_seen_reaches_surprise(algo: str) -> None:
+    pytest.importorskip("surprise")
+    unseen = rv.models.from_spec(f"surprise:{algo}")
+    everything = rv.models.from_spec({"model": f"surprise:{algo}",
+                                      "params": {}}).set_params(candidates="all")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        cv = rv.cross_validate({"unseen": unseen, "all": everything}, DATA, ["ndcg@5"],
+                               split=(DATA, DATA), k=5, exclude_seen=False, progress=False)
+    got = cv.per_fold["NDCG@5"]
+    assert got[("unseen", 0)] > 0
+    assert got[("unseen", 0)] == got[("all", 0)]
+    assert cv.settings["candidates_all"] == ["unseen"]
+    assert unseen.candidates == "unseen"  # the model passed in is left as it was
+    # exclude_seen=True: the default candidates, nothing changed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        cv = rv.cross_validate({"unseen": unseen}, DATA, ["ndcg@5"], split=FOLDS, k=5,
+                               progress=False)
+    assert cv.settings["candidates_all"] == []
+
+
+# --- a Series of predictions is read by its index, never by position ----------------------
+
+def _shuffled(pairs: pd.DataFrame) -> pd.Series:
+    values = pd.Series(3.0 + (pairs["item_id"].to_numpy() % 3), index=pairs.index)
+    return values.sample(frac=1.0, random_state=0)
+
+
+SERIES_IN_ORDER = {
+    "in order": lambda s, p: pd.Series(3.0 + (p["item_id"].to_numpy() % 3), index=p.index),
+    "shuffled": lambda s, p: _shuffled(p),
+    "reversed": lambda s, p: _shuffled(p).sort_index(ascending=False),
+    "a table": lambda s, p: p.assign(score=3.0 + (p["item_id"].to_numpy() % 3)),
+}
+
+
+class PredictOnly:
+    """Ranked by predict (no recommend): the Series reaches rank_by_predict too."""
+
+    def __init__(self, pred: Callable[..., Any]) -> None:
+        self.pred = pred
+
+    def fit(self, train: pd.DataFrame) -> PredictOnly:
+        return self
+
+    def predict(self, pairs: pd.DataFrame) -> Any:
+        return self.pred(self, pairs)
+
+
+@pytest.mark.parametrize("metric", ["rmse", "ndcg@5"])
+@pytest.mark.parametrize("case", list(SERIES_IN_ORDER))
+def test_predictions_as_a_series_in_another_order(case: str, metric: str) -> None:
+    ref = _cv({"m": PredictOnly(SERIES_IN_ORDER["a table"])}, [metric]).per_fold
+    got = _cv({"m": PredictOnly(SERIES_IN_ORDER[case])}, [metric]).per_fold
+    pd.testing.assert_frame_equal(got, ref)
+
+
+@pytest.mark.parametrize(("make", "words"), [
+    (lambda s, p: pd.Series(3.0, index=p.index + 10_000), "are not in pairs.index"),
+    (lambda s, p: pd.Series(3.0, index=[0] * len(p)), "its labels repeat"),
+    (lambda s, p: pd.Series(3.0, index=p.index.astype(str)), "are not in pairs.index"),
+])
+def test_a_series_with_another_index_is_refused(make: Callable[..., Any], words: str) -> None:
+    with pytest.raises(rv.models.ModelOutputError) as info:
+        _cv({"mine": Scripted(pred=make)}, ["rmse"])
+    message = str(info.value)
+    assert "model 'mine', fold 0: predict()" in message
+    assert words in message, message
+
+
+# --- boolean parameters take booleans only ------------------------------------------------
+
+@pytest.mark.parametrize("value", ["false", "no", 0, 1, None, np.array([True])],
+                         ids=repr)
+@pytest.mark.parametrize("parameter", ["exclude_seen", "progress", "strict"])
+@pytest.mark.parametrize("door", ["cross_validate", "tune"])
+def test_boolean_parameters_refuse_other_values(door: str, parameter: str, value: Any) -> None:
+    if value is None and parameter == "progress":
+        return  # progress=None: the default (on)
+    if door == "tune" and parameter == "progress":
+        return  # tune has no progress
+    call = partial(rv.cross_validate, {"pop": "popular"}, DATA, ["ndcg@5"], split=FOLDS, k=5,
+                   **{"progress": False, parameter: value}) if door == "cross_validate" else \
+        partial(rv.tune, "item-mean", {"shrinkage": [1.0]}, DATA, "ndcg@5", split=FOLDS, k=5,
+                **{parameter: value})
+    with pytest.raises(InvalidParameterError) as info:
+        call()
+    assert info.value.parameter == parameter
+    assert f"{parameter} must be True or False" in str(info.value)
+
+
+@pytest.mark.parametrize("value", [False, np.bool_(False)], ids=repr)
+def test_numpy_booleans_are_booleans(value: Any) -> None:
+    cv = _cv({"pop": "popular"}, ["ndcg@5"], exclude_seen=value, strict=value)
+    assert cv.settings["exclude_seen"] is False
+
+
+# --- other libraries' models, passed directly or built from a spec ------------------------
+
+class _LensKitLike:
+    """Stands in for a LensKit component (LensKit is not always installed)."""
+
+    def fit(self, train: Any) -> None: ...
+
+    def recommend(self, users: Any, k: int, exclude: Any = None) -> None: ...
+
+
+_LensKitLike.__module__ = "lenskit.als"
+
+
+def _library_models() -> dict[str, tuple[Callable[[], Any], str | None, list[str]]]:
+    """Case -> (the object, its spec or None, words of the message)."""
+    cases: dict[str, tuple[Callable[[], Any], str | None, list[str]]] = {
+        "lenskit": (_LensKitLike, None, ["unwrapped lenskit model", "rv.models.LensKit("]),
+    }
+    try:
+        from sklearn.linear_model import LinearRegression
+
+        cases["sklearn"] = (LinearRegression, "sklearn.linear_model:LinearRegression()",
+                            ["scikit-learn estimator", "fit(train) and predict(pairs)"])
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        import cornac
+
+        cases["cornac"] = (lambda: cornac.models.MF(k=4), "cornac.models:MF(k=4)",
+                           ["unwrapped cornac model (MF)", "rv.models.Cornac(MF(...))"])
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        from implicit.cpu.als import AlternatingLeastSquares
+
+        cases["implicit"] = (AlternatingLeastSquares,
+                             "implicit.cpu.als:AlternatingLeastSquares()",
+                             ["unwrapped implicit model (AlternatingLeastSquares)",
+                              "rv.models.Implicit(AlternatingLeastSquares(...))"])
+    except ImportError:  # pragma: no cover
+        pass
+    return cases
+
+
+LIBRARY_MODELS = _library_models()
+
+
+@pytest.mark.parametrize(("case", "door"), [
+    (case, door) for case, (_, spec, _) in LIBRARY_MODELS.items()
+    for door in ("object", "spec", "from_spec", "mapping spec")
+    if door == "object" or spec is not None])  # the LensKit stand-in has no importable spec
+def test_other_libraries_models_are_refused_at_every_door(case: str, door: str) -> None:
+    make, spec, words = LIBRARY_MODELS[case]
+    calls = {"object": lambda: _cv({"mine": make()}, ["ndcg@5"]),
+             "spec": lambda: _cv({"mine": spec}, ["ndcg@5"]),
+             "from_spec": lambda: rv.models.from_spec(spec),
+             "mapping spec": lambda: rv.models.from_spec({"model": spec, "params": {}})}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # implicit's OpenBLAS note
+        with pytest.raises(InvalidModelError) as info:
+            calls[door]()
+    message = str(info.value)
+    assert "model 'mine'" in message if door == "object" else \
+        "model spec" in message and str(spec) in message
+    for word in words:
+        assert word in message, message
+    assert "raised" not in message  # refused up front, never at fit
+
+
+# --- empty folds, named before any model is fitted ----------------------------------------
+
+@pytest.mark.parametrize(("split", "words"), [
+    ((DATA, DATA.iloc[:0]), ["fold 0 (of 1)", "empty test part"]),
+    ((DATA.iloc[:0], DATA), ["fold 0 (of 1)", "empty train part"]),
+    ((DATA.iloc[:0], DATA.iloc[:0]), ["empty train and an empty test part"]),
+    ([FOLDS[0], (FOLDS[1].train, DATA.iloc[:0])], ["fold 1 (of 2)", "empty test part"]),
+])
+@pytest.mark.parametrize("metric", ["ndcg@5", "rmse"])
+def test_empty_folds_are_named(split: Any, words: list[str], metric: str) -> None:
+    fitted = []
+
+    class Spy(rv.models.ItemMean):
+        def fit(self, train: Any) -> Any:
+            fitted.append(len(train))
+            return super().fit(train)
+
+    with pytest.raises(rv.exceptions.EmptyInputError) as info:
+        rv.cross_validate({"m": Spy()}, DATA, [metric], split=split, k=5, progress=False)
+    for word in words:
+        assert word in str(info.value), str(info.value)
+    assert info.value.parameter == "split"
+    assert not fitted
+
+
+# --- a model output without a score column ------------------------------------------------
+
+@pytest.mark.parametrize("method", ["recommend", "predict"])
+def test_output_without_a_score_column(method: str) -> None:
+    def no_score(s: Scripted, users_or_pairs: Any, k: int | None = None) -> pd.DataFrame:
+        return good_recs(s, users_or_pairs, k or 5).rename(columns={"score": "s"}) \
+            if method == "recommend" else users_or_pairs.assign(s=1.0)
+
+    model = Scripted(recs=no_score) if method == "recommend" else Scripted(pred=no_score)
+    with pytest.raises(rv.models.ModelOutputError) as info:
+        _cv({"m": model}, ["ndcg@5" if method == "recommend" else "rmse"])
+    message = str(info.value)
+    assert f"model 'm': {method}() returned no score column" in message
+    assert "column named 'score'" in message
+    assert "Columns(" not in message
+    assert "_score=" not in message

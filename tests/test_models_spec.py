@@ -276,3 +276,58 @@ def test_a_clone_of_a_surprise_model_predicts_as_the_original(make):
     a = model.fit(data).predict(pairs)["score"].to_numpy()
     b = copy.fit(data).predict(pairs)["score"].to_numpy()
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(("option", "value", "words"), [
+    ("sim_options", {"nmae": "cosine"}, ["sim_options has no key 'nmae'",
+                                         "did you mean 'name'?", "'user_based'"]),
+    ("sim_options", {"user_base": False}, ["no key 'user_base'", "did you mean 'user_based'?"]),
+    ("sim_options", {"name": "cosin"}, ["sim_options['name'] must be one of",
+                                        "'pearson_baseline'", "did you mean 'cosine'?"]),
+    ("sim_options", {"name": 3}, ["sim_options['name'] must be one of", "got 3"]),
+    ("sim_options", "cosine", ["sim_options must be a dict"]),
+    ("bsl_options", {"methd": "als"}, ["bsl_options has no key 'methd'",
+                                       "did you mean 'method'?", "'learning_rate'"]),
+    ("bsl_options", {"method": "sgdd"}, ["bsl_options['method'] must be one of ['als', 'sgd']",
+                                         "did you mean 'sgd'?"]),
+    ("bsl_options", {"method": "SGD"}, ["must be one of ['als', 'sgd']"]),  # Surprise: exact
+])
+@pytest.mark.parametrize("form", ["text", "mapping", "import path"])
+def test_surprise_option_keys_are_checked(option, value, words, form):
+    # Surprise reads the keys it knows and ignores the others: a typo fitted the default
+    pytest.importorskip("surprise")
+    algo = f"KNNBaseline(k=3, {option}={value!r})"
+    spec = {"text": f"surprise:{algo}",
+            "import path": f"surprise.prediction_algorithms.knns:{algo}",
+            "mapping": {"model": "surprise:KNNBaseline(k=3)", "params": {option: value}}}[form]
+    with pytest.raises(InvalidParameterError) as info:
+        rv.models.from_spec(spec)
+    message = str(info.value)
+    assert message.startswith(f"model spec {spec!r}")
+    assert info.value.parameter == option
+    for word in words:
+        assert word in message, (word, message)
+
+
+@pytest.mark.parametrize("options", [
+    "sim_options={'name': 'Pearson', 'user_based': False, 'min_support': 2, 'shrinkage': 50}",
+    "sim_options={'name': 'pearson_baseline'}, bsl_options={'method': 'sgd', 'reg': 0.1, "
+    "'learning_rate': 0.01, 'n_epochs': 3, 'reg_i': 1, 'reg_u': 1}",
+    "sim_options={}, bsl_options={}",
+])
+def test_surprise_documented_options_are_taken(options):
+    pytest.importorskip("surprise")
+    model = rv.models.from_spec(f"surprise:KNNBaseline(k=3, {options})")
+    assert repr(model).startswith("Surprise(algo=KNNBaseline(")
+
+
+@pytest.mark.parametrize("algo", ["KNNBasic(k=3)", "KNNBaseline(k=3)", "BaselineOnly()"])
+def test_surprise_chatter_goes_to_stderr(algo, capsys):
+    # Surprise prints "Computing the msd similarity matrix..." (verbose=True, its default)
+    pytest.importorskip("surprise")
+    from receval import _demo
+
+    rv.models.from_spec(f"surprise:{algo}").fit(_demo.sample_ratings(10, 8, seed=1))
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "Comput" in err or "Estimating biases" in err

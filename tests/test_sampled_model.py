@@ -130,3 +130,32 @@ def test_a_model_that_cannot_score_a_candidate_says_so():
     with pytest.raises(InvalidParameterError, match="absent from training"):
         rv.sampled.evaluate(_candidates(), TEST, METRICS, n_items=5,
                             model=rv.models.Random(seed=0).fit(TRAIN))
+
+
+@pytest.mark.parametrize("order", ["reversed", "shuffled"])
+def test_a_series_is_read_by_its_index(order):
+    # a Series indexed like the pairs, in another order, gives each pair its own score
+    cand = _candidates()
+    popular = rv.models.MostPopular().fit(TRAIN)
+    ref = rv.sampled.evaluate(cand, TEST, METRICS, n_items=5, model=popular, ties="expected")
+
+    def series(pairs: pd.DataFrame) -> pd.Series:
+        values = pd.Series(popular.score(pairs)["score"].to_numpy(), index=pairs.index)
+        return values.iloc[::-1] if order == "reversed" else values.sample(frac=1.0,
+                                                                            random_state=1)
+
+    got = rv.sampled.evaluate(cand, TEST, METRICS, n_items=5, model=_Returns(series),
+                              ties="expected")
+    pd.testing.assert_frame_equal(got.per_user, ref.per_user)
+    assert ref["hit_rate@2"] == 1.0  # as test_hand_computed
+
+
+@pytest.mark.parametrize(("index", "words"), [
+    (lambda p: p.index + 100, "are not in pairs.index"),
+    (lambda p: [0] * len(p), "its labels repeat"),
+])
+def test_a_series_with_another_index_is_refused(index, words):
+    model = _Returns(lambda p: pd.Series(1.0, index=index(p)))
+    with pytest.raises(InvalidModelError, match=words) as info:
+        rv.sampled.evaluate(_candidates(), TEST, METRICS, n_items=5, model=model)
+    assert "model _Returns: score(pairs)" in str(info.value)

@@ -191,20 +191,19 @@ class Columns:
                     f"{avail}", column=explicit, examples=avail)
             return explicit
         found = [name for name in ALIASES[role] if name in avail]
-        key = (_table_keys(table) or [table])[0]
+        keys = _table_keys(table)  # none: a table that columns= cannot name apart (a model's)
+        only = f" (or {keys[0]}_{role}=... for this table only)" if keys else ""
         if len(found) > 1:
             raise ColumnNotFoundError(
                 f"{table}: several columns could hold the {role}: {found}; choose one with "
-                f"columns=Columns({role}=...) (or {key}_{role}=... for this table only)",
-                column=found[0], examples=found)
+                f"columns=Columns({role}=...){only}", column=found[0], examples=found)
         if found:
             return found[0]
         if required:
             raise ColumnNotFoundError(
                 f"{table}: no {role} column; looked for {list(ALIASES[role])} and found none "
                 f"among the table's columns {avail}; name it with "
-                f"columns=Columns({role}=...) (or {key}_{role}=... for this table only)",
-                column=role, examples=avail)
+                f"columns=Columns({role}=...){only}", column=role, examples=avail)
         return None
 
     def require(self, role: str, available: Sequence[str], *, table: str) -> str:

@@ -20,10 +20,13 @@ import pandas as pd
 from receval._columns import Columns
 from receval._cv_checks import (
     check_cutoffs,
+    check_flag,
+    check_folds,
     check_models,
     check_options,
     check_rating_only,
     model_params,
+    warn_test_in_train,
 )
 from receval._cv_progress import CvProgress
 from receval._cv_result import CrossValidation
@@ -32,6 +35,7 @@ from receval._result import EvaluationResult
 from receval.exceptions import InvalidParameterError, warn
 from receval.metrics import Metric, parse
 from receval.models._base import check_k, rank_by_predict
+from receval.models._checks import series_in_order
 from receval.models._data import (
     ModelOutputError,
     canonical,
@@ -78,6 +82,8 @@ def cross_validate(
         :func:`receval.models.from_spec` reads (``"item-mean:shrinkage=5"``,
         ``"surprise:SVD(n_factors=50)"``). Models see pandas DataFrames with columns
         ``user_id``, ``item_id``, and ``rating`` / ``timestamp`` when the data has them.
+        ``predict`` returns a table, one number per pair in order (an array or list), or a
+        Series indexed like ``pairs`` (matched by its labels, whatever their order).
         Names are text: lone surrogates become U+FFFD (with a warning).
     data : table or None
         The whole data set: the catalog of items a model may recommend (an item outside it
@@ -93,7 +99,12 @@ def cross_validate(
         Length of the recommendation lists.
     exclude_seen : bool
         Leave each user's training items out of their recommendations (default). A model
-        that recommends a training pair anyway is an error.
+        that recommends a training pair anyway is an error. ``False`` ranks them too: a
+        model that leaves them out by itself (``rv.models.Surprise``'s default
+        ``candidates="unseen"``) is fitted with ``candidates="all"`` instead (listed in
+        ``settings["candidates_all"]``). With ``True``, a fold whose test pairs are all in
+        its train (``split=(data, data)``) scores 0 on every accuracy metric: a
+        :class:`~receval.exceptions.DataWarning` says so.
     progress : bool, optional
         Progress over folds x models (default on): a rich bar when stdout is a terminal,
         else one line per (model, fold) with its seconds on stderr; ``False``: none.
@@ -119,10 +130,16 @@ def cross_validate(
         non-finite scores, ids of another type than the data's, unknown users or items,
         pairs not asked for, duplicates, more than ``k`` items, excluded pairs).
     InvalidParameterError
-        Bad parameters: an unknown keyword, a metric cut deeper than ``k``, ...
+        Bad parameters: an unknown keyword, a metric cut deeper than ``k``, a flag
+        (``exclude_seen``, ``progress``, ``strict``) that is not True or False, ...
+    EmptyInputError
+        A fold with an empty train or test part, naming the fold and the part (before any
+        model is fitted).
     """
     models = check_models(models)
     k = check_k(k)
+    exclude_seen = bool(check_flag(exclude_seen, "exclude_seen"))
+    progress = check_flag(progress, "progress", none=True)
     check_options(evaluate_options)
     specs = [m if isinstance(m, Metric) else parse(m) for m in _as_list(metrics)]
     check_cutoffs(specs, k)
@@ -133,13 +150,16 @@ def cross_validate(
     parts = [(canonical(tr, columns, name=f"fold {f}: train"),
               canonical(te, columns, name=f"fold {f}: test")) for f, (tr, te) in
              enumerate(_unpack(fold) for fold in folds)]
+    check_folds(parts)
+    if exclude_seen and ranking:
+        warn_test_in_train(parts)
     catalog = None if data is None else pd.Index(canonical(data, columns)["item_id"].unique())
     settings: dict[str, Any] = {
-        "k": k, "exclude_seen": bool(exclude_seen), "n_folds": len(folds),
+        "k": k, "exclude_seen": exclude_seen, "n_folds": len(folds),
         "models": {name: repr(model) for name, model in models.items()},
         "model_params": model_params(models),
         "evaluate_options": dict(evaluate_options), "no_rating_metrics": [],
-        "ranked_by_predict": [], "fallbacks": {}, "ties_at_cutoff": {},
+        "ranked_by_predict": [], "candidates_all": [], "fallbacks": {}, "ties_at_cutoff": {},
         "split_reports": [getattr(fold, "report", None) for fold in folds]}
     results: dict[tuple[str, int], EvaluationResult] = {}
     timings: dict[tuple[str, int], dict[str, float]] = {}
@@ -150,6 +170,8 @@ def cross_validate(
             for name, model in models.items():
                 bar.start(name, fold)
                 fresh = guarded(name, "clone", None, partial(clone, model))
+                if not exclude_seen:
+                    _rank_seen(name, fresh, settings)
                 results[(name, fold)], timings[(name, fold)] = _run_one(
                     name, fresh, train, test, ranking, rating, k,
                     exclude_seen, catalog, evaluate_options, settings, fold)
@@ -235,6 +257,22 @@ def _unpack(fold: Any) -> tuple[Any, Any]:
     return train, test
 
 
+def _rank_seen(name: str, model: Any, settings: dict[str, Any]) -> None:
+    """``exclude_seen=False`` reaches a model that leaves training items out by itself.
+
+    A model with ``candidates="unseen"`` (:class:`~receval.models.Surprise`) drops each
+    user's training items whatever ``exclude`` says; its fold's copy gets
+    ``candidates="all"``, so that ``exclude=None`` means what it says (listed in
+    ``settings["candidates_all"]``).
+    """
+    if getattr(model, "candidates", None) == "unseen" and \
+            callable(getattr(model, "set_params", None)):
+        guarded(name, "set_params(candidates='all')", None,
+                lambda: model.set_params(candidates="all"))
+        if name not in settings["candidates_all"]:
+            settings["candidates_all"].append(name)
+
+
 def _ranked(name: str, model: Any, train: pd.DataFrame, users: pd.Index, k: int,
             exclude_seen: bool, catalog: pd.Index | None, settings: dict[str, Any],
             fold: int) -> pd.DataFrame:
@@ -255,8 +293,7 @@ def _ranked(name: str, model: Any, train: pd.DataFrame, users: pd.Index, k: int,
                 settings["ranked_by_predict"].append(name)
             items = pd.Index(np.sort(train["item_id"].unique()))
             recs = rank_by_predict(
-                lambda pairs: guarded(name, "predict(pairs)", fold,
-                                      lambda: model.predict(pairs)),
+                lambda pairs: _predicted(name, model, pairs, fold),
                 name, users, items, exclusion_csr(exclude, users, items), k)
     _count_ties(caught, settings, (name, fold))
     for w in caught:  # passed on to cross_validate's own record
@@ -272,6 +309,13 @@ def _ranked(name: str, model: Any, train: pd.DataFrame, users: pd.Index, k: int,
                 f"of the user's training rows although exclude_seen=True, e.g. {shown}",
                 parameter="models", n_bad=int(bad.sum()), examples=shown)
     return recs
+
+
+def _predicted(name: str, model: Any, pairs: pd.DataFrame, fold: int) -> Any:
+    """``model.predict(pairs)``, guarded; a Series is put in the order of ``pairs`` by label."""
+    out = guarded(name, "predict(pairs)", fold, lambda: model.predict(pairs))
+    return series_in_order(out, pairs, f"model {name!r}, fold {fold}: predict()",
+                           error=ModelOutputError, parameter="models")
 
 
 def _run_one(name: str, model: Any, train: pd.DataFrame, test: pd.DataFrame,
@@ -292,8 +336,8 @@ def _run_one(name: str, model: Any, train: pd.DataFrame, test: pd.DataFrame,
         evaluations.append((recs, ranking))
     if rating and callable(getattr(model, "predict", None)):
         clock = time.perf_counter()
-        pairs = test[["user_id", "item_id"]]
-        out = guarded(name, "predict(pairs)", fold, lambda: model.predict(pairs))
+        pairs = test[["user_id", "item_id"]].reset_index(drop=True)
+        out = _predicted(name, model, pairs, fold)
         evaluations.append((check_predictions(out, pairs, name), rating))
         seconds["predict"] = time.perf_counter() - clock
     elif rating and name not in settings["no_rating_metrics"]:

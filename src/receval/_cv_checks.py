@@ -12,15 +12,28 @@ import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from receval._evaluate import evaluate
+from receval._evaluate_options import EVALUATE_OPTIONS
 from receval._names import clean_name
-from receval.exceptions import InvalidModelError, InvalidParameterError
+from receval.exceptions import (
+    DataWarning,
+    EmptyInputError,
+    InvalidModelError,
+    InvalidParameterError,
+    warn,
+)
 from receval.metrics import Metric
 from receval.models._guard import as_model
 from receval.models._params import constructor_params, param_repr
 
-__all__ = ["check_cutoffs", "check_models", "check_options", "check_rating_only",
-           "model_params"]
+__all__ = ["check_cutoffs", "check_flag", "check_folds", "check_models", "check_options",
+           "check_rating_only", "model_params", "warn_test_in_train"]
+
+#: evaluate()'s options by name -> their kind ("flag": a bool, "switch": a bool or None, ...).
+_OPTIONS = {o.name: o.kind for o in EVALUATE_OPTIONS}
 
 #: evaluate()'s own arguments that cross_validate makes or holds itself.
 _MADE_HERE = ("recs", "truth", "metrics", "columns", "progress")
@@ -43,8 +56,23 @@ def check_models(models: Any) -> dict[str, Any]:
     return out
 
 
+def check_flag(value: Any, parameter: str, *, none: bool = False) -> bool | None:
+    """``value`` as a bool (numpy's too), or an error naming ``parameter``; None if ``none``.
+
+    ``"false"``, ``"no"``, ``0`` and ``1`` are refused: a string is always truthy, so taking
+    it would silently turn the flag on.
+    """
+    if value is None and none:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InvalidParameterError(
+        f"{parameter} must be True or False{' (or None)' if none else ''}, got "
+        f"{type(value).__name__} {value!r}", parameter=parameter, examples=[repr(value)])
+
+
 def check_options(options: Mapping[str, Any]) -> None:
-    """Every keyword argument must be an option of :func:`receval.evaluate`."""
+    """Every keyword argument must be an option of :func:`receval.evaluate`; flags bools."""
     allowed = [n for n, p in inspect.signature(evaluate).parameters.items()
                if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in _MADE_HERE]
     for key in options:
@@ -61,6 +89,45 @@ def check_options(options: Mapping[str, Any]) -> None:
                 f"are split, k, exclude_seen, progress, columns; every other keyword is passed "
                 f"to evaluate, whose options are {', '.join(allowed)}", parameter=key,
                 examples=[key])
+        if _OPTIONS.get(key) in ("flag", "switch"):  # strict: a string is always truthy
+            check_flag(options[key], key, none=_OPTIONS[key] == "switch")
+
+
+def check_folds(parts: Sequence[tuple[Any, Any]]) -> None:
+    """Every fold's train and test hold rows: checked before any model is fitted.
+
+    An empty test part has no user to recommend to (every metric would be undefined), an
+    empty train part nothing to fit on; either is an error naming the fold and the part.
+    """
+    for fold, (train, test) in enumerate(parts):
+        empty = [name for name, part in (("train", train), ("test", test)) if not len(part)]
+        if empty:
+            raise EmptyInputError(
+                f"split: fold {fold} (of {len(parts)}) has an empty {' and an empty '.join(empty)}"
+                f" part: {'no model can be fitted' if 'train' in empty else ''}"
+                f"{' and ' if len(empty) == 2 else ''}"
+                f"{'no user is left to evaluate' if 'test' in empty else ''}; every fold needs "
+                f"training and test rows", parameter="split", n_bad=len(empty),
+                examples=[(fold, name) for name in empty])
+
+
+def warn_test_in_train(parts: Sequence[tuple[Any, Any]]) -> None:
+    """A :class:`~receval.exceptions.DataWarning` for each fold whose test pairs are all in train.
+
+    With ``exclude_seen=True`` every such test pair is left out of the lists, so every
+    accuracy metric of the fold is 0 whatever the model (e.g. ``split=(data, data)``). Only "all": a
+    fold where some test pairs are new is a legitimate (if odd) experiment.
+    """
+    for fold, (train, test) in enumerate(parts):
+        pairs = pd.MultiIndex.from_frame(test[["user_id", "item_id"]])
+        if len(pairs) and pairs.isin(pd.MultiIndex.from_frame(train[["user_id",
+                                                                      "item_id"]])).all():
+            warn(f"split: fold {fold}: all {len(pairs)} test (user, item) pairs are also in "
+                 f"the fold's train, and exclude_seen=True leaves each user's training items "
+                 f"out of the lists, so no test item can be recommended and every accuracy "
+                 f"metric of this fold (ndcg, precision, recall, ...) is 0 whatever the "
+                 f"model; pass exclude_seen=False (receval cv --include-seen) to rank them, "
+                 f"or give test rows that are not in train", DataWarning)
 
 
 def check_cutoffs(specs: Sequence[Metric], k: int) -> None:

@@ -32,9 +32,7 @@ def parse_model_option(value: str, seed: int) -> tuple[str, Any]:
     import receval as rv
     from receval.models._seeding import seed_unseeded, spec_sets_seed
 
-    head, eq, rest = value.partition("=")
-    name, spec = (head.strip(), rest.strip()) if eq and _NAME.match(head.strip()) and \
-        rest.strip() else (value.strip(), value.strip())
+    name, spec = _named(value)
     if not name or not spec:
         raise rv.exceptions.InvalidModelError(
             f"--model {value!r}: give a model spec, e.g. popular, item-mean:shrinkage=5, "
@@ -43,6 +41,14 @@ def parse_model_option(value: str, seed: int) -> tuple[str, Any]:
     model = rv.models.from_spec(spec)
     seed_unseeded(model, seed, spec_sets_seed(spec))
     return name, model
+
+
+def _named(value: str) -> tuple[str, str]:
+    """``[NAME=]SPEC`` -> (name, spec); without ``NAME=``, the spec is the name."""
+    head, eq, rest = value.partition("=")
+    if eq and _NAME.match(head.strip()) and rest.strip():
+        return head.strip(), rest.strip()
+    return value.strip(), value.strip()
 
 
 @click.command()
@@ -98,6 +104,11 @@ def cv(data: Path, model_specs: tuple[str, ...], metrics: tuple[str, ...], folds
         fold_by: Literal["rows", "users"] = "users" if by == "users" else "rows"
         splits = rv.split.kfold(frame, n_splits=folds, by=fold_by, seed=seed, columns=cols)
         models = _models(model_specs, seed)
+        if test is not None and len(models) < 2:
+            raise rv.exceptions.InvalidParameterError(
+                f"--test {test} compares models, but only {len(models)} --model was given "
+                f"({', '.join(models)}): give at least two --model options, or leave --test "
+                f"out", parameter="test", examples=list(models))
         if test is not None and fmt == "csv":
             raise rv.exceptions.InvalidParameterError(
                 "--test prints a comparison, which --format csv cannot hold: use --format "
@@ -134,9 +145,11 @@ def _models(specs: tuple[str, ...], seed: int) -> dict[str, Any]:
     for value in specs:
         name, model = parse_model_option(value, seed)
         if name in models:
+            fresh = next(f"{name}{i}" for i in range(2, len(specs) + 3)
+                         if f"{name}{i}" not in models)
             raise rv.exceptions.InvalidParameterError(
-                f"--model names two models {name!r}: name them, e.g. --model a={value}",
-                parameter="model", examples=[name])
+                f"--model names two models {name!r}: give each its own name, e.g. --model "
+                f"{fresh}={_named(value)[1]}", parameter="model", examples=[name])
         models[name] = model
     return models
 

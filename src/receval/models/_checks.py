@@ -1,4 +1,7 @@
-"""Checks of the arrays and ids given to a model: factor matrices, biases, id lists, policies."""
+"""Checks of the arrays and ids of models: factor matrices, biases, id lists, policies.
+
+And of a Series of predictions a model returns (:func:`series_in_order`).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from receval.exceptions import InvalidParameterError, NonFiniteValueError
+from receval.exceptions import (
+    InvalidParameterError,
+    NonFiniteValueError,
+    RecevalError,
+    format_examples,
+)
 
-__all__ = ["UNKNOWN_POLICIES", "finite_matrix", "finite_vector", "id_index", "unknown_ids",
-           "unknown_policy"]
+__all__ = ["UNKNOWN_POLICIES", "finite_matrix", "finite_vector", "id_index",
+           "series_in_order", "unknown_ids", "unknown_policy"]
 
 #: What a model does with ids it does not know.
 UNKNOWN_POLICIES = ("error", "skip")
@@ -112,3 +120,37 @@ def unknown_ids(model: str, what: str, policy: str, keys: list[Any]) -> None:
     raise InvalidParameterError(
         f"{model}: {len(keys)} {kind} are not in the model, e.g. {keys[:5]}; pass "
         f"unknown='skip' to leave them out", parameter=what, n_bad=len(keys), examples=keys[:5])
+
+
+def series_in_order(values: Any, pairs: pd.DataFrame, where: str, *,
+                    error: type[RecevalError], parameter: str) -> Any:
+    """A pandas Series of predictions put in the order of ``pairs``, by its index labels.
+
+    A Series is read by label, never by position: one whose index holds exactly the labels
+    of ``pairs.index`` (each once) is reindexed on it, so a Series sorted another way (by
+    item, by score) still gives each pair its own value. Anything else is returned as it
+    is (arrays and lists are one value per pair, in order).
+
+    Raises
+    ------
+    RecevalError
+        Of class ``error``, naming ``where``: a Series whose index is not that of
+        ``pairs`` (other labels, repeated labels, another length), which could only be read
+        by position, i.e. perhaps wrongly.
+    """
+    if not isinstance(values, pd.Series) or values.index.equals(pairs.index):
+        return values
+    index = values.index
+    if len(index) == len(pairs) and index.is_unique and pairs.index.is_unique and \
+            bool(index.isin(pairs.index).all()):
+        return values.reindex(pairs.index)
+    other = index[~index.isin(pairs.index)] if len(index) else index
+    detail = f"e.g. labels {format_examples(list(other), len(other))} are not in pairs.index" \
+        if len(other) else "its labels repeat" if not index.is_unique else \
+        f"it has {len(index)} labels for {len(pairs)} pairs"
+    raise error(
+        f"{where} returned a pandas Series whose index is not pairs.index ({detail}); a "
+        f"Series is matched to the pairs by its index labels, never by position: return it "
+        f"indexed like pairs (e.g. pd.Series(values, index=pairs.index)), a numpy array in "
+        f"the order of pairs, or a table user_id, item_id, score", parameter=parameter,
+        n_bad=len(other) or None, examples=list(other[:5]))

@@ -186,9 +186,15 @@ def _table(out: Any, where: str) -> pd.DataFrame:
             parameter="models")
     try:
         frame = canonical(out, name=where)
-        score_col = Columns().require("score", [str(c) for c in frame.columns], table=where)
+        score_col = Columns().resolve("score", [str(c) for c in frame.columns], table=where,
+                                      required=False)
     except SchemaError as exc:
         raise ModelOutputError(f"{exc}", column=exc.column, parameter="models") from None
+    if score_col is None:  # columns= names the data's columns, not a model's: no hint of it
+        raise ModelOutputError(
+            f"{where} returned no score column: its columns are "
+            f"{[str(c) for c in frame.columns]}; return the scores in a column named "
+            f"'score'", column="score", parameter="models")
     return frame.rename(columns={score_col: "score"})[["user_id", "item_id", "score"]]
 
 

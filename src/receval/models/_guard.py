@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from receval.exceptions import InvalidModelError, RecevalError
 from receval.models._params import is_surprise_algo
 
-__all__ = ["as_model", "guarded"]
+__all__ = ["as_model", "guarded", "refusal"]
 
 _T = TypeVar("_T")
 
@@ -47,19 +47,57 @@ def _sklearn_like(model: Any) -> bool:
 
 
 def _adapter_hint(model: Any) -> str | None:
+    """Why another library's model is refused, by its module (even with a ``recommend``).
+
+    Cornac's and implicit's models have a ``recommend`` of their own, with another
+    signature and on their own id codes: duck typing would take them, and ``fit`` would
+    fail on a table.
+    """
     root = type(model).__module__.split(".")[0]
     if root not in _ADAPTERS:
         return None
     import receval.models
 
     adapter, extra = _ADAPTERS[root]
+    algo = type(model).__name__
     if hasattr(receval.models, adapter):
-        return (f"it is a {root} model ({type(model).__name__}), which receval reads through "
-                f"an adapter: wrap it: rv.models.{adapter}(model) (pip install "
+        return (f"it is an unwrapped {root} model ({algo}), which receval reads through an "
+                f"adapter: wrap it: rv.models.{adapter}({algo}(...)) (pip install "
                 f"'receval[{extra}]')")
-    return (f"it is a {root} model ({type(model).__name__}) without receval's model "
+    return (f"it is a {root} model ({algo}) without receval's model "  # pragma: no cover
             "protocol: wrap it in a class with fit(train) and recommend(users, k, "
             "exclude=None) (docs/experiments.md, 'The model protocol')")
+
+
+def refusal(model: Any) -> str | None:
+    """Why ``model`` (an object, not a spec) is not a model, or None if it follows the protocol.
+
+    The one list of refusals of every door that takes a model: :func:`as_model` (an object
+    passed directly) and :func:`~receval.models.from_spec` (an object a spec built).
+    """
+    if inspect.isclass(model):
+        return f"{model.__name__} is a class, not a model: pass an instance, e.g. " \
+            f"{model.__name__}()"
+    if is_surprise_algo(model):
+        return (f"{type(model).__name__} is an unwrapped Surprise algorithm (it fits a "
+                f"Surprise Trainset, not a table): wrap it: rv.models.Surprise("
+                f"{type(model).__name__}(...)) (or the spec 'surprise:{type(model).__name__}"
+                f"(...)')")
+    if _sklearn_like(model):
+        return (f"{type(model).__name__} is a scikit-learn estimator (fit(X, y) on a feature "
+                "matrix), not a recommender: wrap it in a class with fit(train) and "
+                "predict(pairs) that builds the features of each (user, item) pair "
+                "(docs/experiments.md, 'The model protocol')")
+    hint = _adapter_hint(model)
+    if hint is not None:
+        return hint
+    if not callable(getattr(model, "fit", None)) or not (
+            callable(getattr(model, "recommend", None))
+            or callable(getattr(model, "predict", None))):
+        has = [m for m in ("fit", "recommend", "predict") if callable(getattr(model, m, None))]
+        return (f"{type(model).__name__} needs fit(train) and recommend(users, k, "
+                f"exclude=None) and/or predict(pairs); it has {', '.join(has) or 'none of them'}")
+    return None
 
 
 def as_model(name: str, model: Any) -> Any:
@@ -68,38 +106,19 @@ def as_model(name: str, model: Any) -> Any:
     Raises
     ------
     InvalidModelError
-        Naming ``name``: a class instead of an instance, an unwrapped Surprise algorithm
-        (wrap it: ``rv.models.Surprise(algo)``), a scikit-learn estimator, another
-        library's model (its adapter named), or no ``fit`` / no ``recommend`` and
-        ``predict``.
+        Naming ``name`` (or the spec): a class instead of an instance, an unwrapped Surprise
+        algorithm (wrap it: ``rv.models.Surprise(algo)``), a scikit-learn estimator, another
+        library's model (cornac, implicit, lenskit: its adapter named, even when it has a
+        ``recommend`` of its own), or no ``fit`` / no ``recommend`` and ``predict``; the
+        same for the object a spec builds.
     """
     if isinstance(model, (str, Mapping)):
         from receval.models._spec import from_spec
 
         return from_spec(model)
-    if inspect.isclass(model):
-        raise _fail(name, f"{model.__name__} is a class, not a model: pass an instance, e.g. "
-                          f"{model.__name__}()")
-    if is_surprise_algo(model):
-        raise _fail(name, f"{type(model).__name__} is an unwrapped Surprise algorithm (it fits "
-                          f"a Surprise Trainset, not a table): wrap it: "
-                          f"rv.models.Surprise({type(model).__name__}(...)) (or the spec "
-                          f"'surprise:{type(model).__name__}(...)')")
-    if _sklearn_like(model):
-        raise _fail(name, f"{type(model).__name__} is a scikit-learn estimator (fit(X, y) on "
-                          "a feature matrix), not a recommender: wrap it in a class with "
-                          "fit(train) and predict(pairs) that builds the features of each "
-                          "(user, item) pair (docs/experiments.md, 'The model protocol')")
-    hint = _adapter_hint(model)
-    if hint is not None and not callable(getattr(model, "recommend", None)):
-        raise _fail(name, hint)
-    if not callable(getattr(model, "fit", None)) or not (
-            callable(getattr(model, "recommend", None))
-            or callable(getattr(model, "predict", None))):
-        has = [m for m in ("fit", "recommend", "predict") if callable(getattr(model, m, None))]
-        raise _fail(name, f"{type(model).__name__} needs fit(train) and recommend(users, k, "
-                          f"exclude=None) and/or predict(pairs); it has "
-                          f"{', '.join(has) or 'none of them'}")
+    reason = refusal(model)
+    if reason is not None:
+        raise _fail(name, reason)
     return model
 
 

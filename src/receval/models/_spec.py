@@ -17,6 +17,7 @@ True/False/None, lists, tuples, dicts), or a bare word, read as a string
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib
 import inspect
 import re
@@ -29,6 +30,7 @@ from receval.exceptions import (
     InvalidParameterError,
     RecevalError,
 )
+from receval.models._guard import refusal
 from receval.models._params import _SURPRISE_OPTIONS, _accepts_kwargs, _signature_names
 
 __all__ = ["BUILTINS", "from_spec"]
@@ -145,6 +147,46 @@ def _builtin(spec: Any, name: str) -> type | None:
     return None if cls_name is None else getattr(models, cls_name)
 
 
+#: Surprise's documented keys of ``sim_options`` and ``bsl_options``, and their choices.
+_SURPRISE_KEYS = {"sim_options": ("name", "user_based", "min_support", "shrinkage"),
+                  "bsl_options": ("method", "reg", "reg_i", "reg_u", "n_epochs",
+                                  "learning_rate")}
+_SURPRISE_CHOICES = {("sim_options", "name"): ("cosine", "msd", "pearson", "pearson_baseline"),
+                     ("bsl_options", "method"): ("als", "sgd")}
+
+
+def _did_you_mean(value: Any, allowed: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(str(value), allowed, n=1, cutoff=0.5)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _surprise_options(spec: Any, params: Mapping[str, Any], positions: Positions) -> None:
+    """``sim_options`` / ``bsl_options``: Surprise's documented keys and choices only.
+
+    Surprise reads the keys it knows and ignores the rest, so ``{'nmae': 'cosine'}`` would
+    silently fit with the default similarity.
+    """
+    for option, keys in _SURPRISE_KEYS.items():
+        if option not in params:
+            continue
+        given = params[option]
+        where = positions.get(option)
+        if not isinstance(given, Mapping):
+            raise _fail(spec, f"{option} must be a dict with the keys {list(keys)}, got "
+                        f"{given!r}", where, parameter=option, examples=[given])
+        for key, value in given.items():
+            if key not in keys:
+                raise _fail(spec, f"{option} has no key {key!r}{_did_you_mean(key, keys)}; "
+                            f"Surprise's keys are {list(keys)} (an unknown key would be "
+                            f"silently ignored)", where, parameter=option, examples=[key])
+            choices = _SURPRISE_CHOICES.get((option, key))
+            if choices is not None and (not isinstance(value, str) or (  # Surprise lowers
+                    value.lower() if key == "name" else value) not in choices):  # only name
+                raise _fail(spec, f"{option}[{key!r}] must be one of {list(choices)}, got "
+                            f"{value!r}{_did_you_mean(value, choices)}", where,
+                            parameter=option, examples=[value])
+
+
 def _surprise(spec: Any, text: str, start: int, params: dict[str, Any]) -> Any:
     try:
         import surprise
@@ -162,8 +204,9 @@ def _surprise(spec: Any, text: str, start: int, params: dict[str, Any]) -> Any:
     if name not in algos:
         raise _fail(spec, f"unknown Surprise algorithm {name!r}; the algorithms are {algos}",
                     start, error=InvalidModelError, examples=[name])
-    algo = _build(spec, getattr(surprise, name), _merge(spec, given, params), positions,
-                  _SURPRISE_OPTIONS)
+    merged = _merge(spec, given, params)
+    _surprise_options(spec, merged, positions)
+    algo = _build(spec, getattr(surprise, name), merged, positions, _SURPRISE_OPTIONS)
     return Surprise(algo)
 
 
@@ -195,11 +238,17 @@ def _import_path(spec: Any, module: str, text: str, start: int, params: dict[str
         raise _fail(spec, f"{module.strip()}:{name} is not a model class (a class with fit "
                     "and recommend and/or predict, or a Surprise algorithm)", start,
                     error=InvalidModelError, examples=[name])
-    model = _build(spec, target, _merge(spec, given, params), positions)
+    merged = _merge(spec, given, params)
+    if surprise_algo:
+        _surprise_options(spec, merged, positions)
+    model = _build(spec, target, merged, positions)
     if surprise_algo:
         from receval.models._surprise import Surprise
 
         return Surprise(model)
+    reason = refusal(model)  # the checks of an object passed directly: sklearn, cornac, ...
+    if reason is not None:
+        raise _fail(spec, reason, start, error=InvalidModelError, examples=[name])
     return model
 
 

@@ -8,6 +8,7 @@ any other ``AlgoBase`` is asked one ``predict`` per pair (the slow path).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
@@ -84,7 +85,8 @@ class Surprise(Params, FittedIds):
     ``fit`` builds a Surprise ``Reader`` whose ``rating_scale`` is the (min, max) of the
     training ratings — not Surprise's default (1, 5), which would clip 0/1 relevance (seed
     004) to 1 — loads the rows with ``Dataset.load_from_df`` and fits ``algo`` on the full
-    trainset.
+    trainset; what the algorithm prints while fitting (``verbose``: "Computing the msd
+    similarity matrix...") goes to stderr, never into a table written to stdout.
 
     **Vectorised.** For SVD, SVDpp, NMF, BaselineOnly, CoClustering, SlopeOne and the k-NN
     family (KNNBasic, KNNWithMeans, KNNWithZScore, KNNBaseline; user- or item-based; any
@@ -109,7 +111,8 @@ class Surprise(Params, FittedIds):
     algo : surprise.AlgoBase
         An unfitted Surprise algorithm, e.g. ``KNNBasic(k=50)``.
     candidates : {"unseen", "all"}
-        Candidate items of ``recommend``.
+        Candidate items of ``recommend``. :func:`receval.cross_validate` with
+        ``exclude_seen=False`` fits its copies with ``"all"``.
     vectorised : bool
         ``False`` forces the slow path (one ``predict`` per pair), e.g. to time it.
 
@@ -163,7 +166,8 @@ class Surprise(Params, FittedIds):
         reader = Reader(rating_scale=self.rating_scale_)
         data = Dataset.load_from_df(table.assign(rating=ratings), reader)
         trainset = data.build_full_trainset()
-        self.algo.fit(trainset)
+        with contextlib.redirect_stdout(sys.stderr):  # k-NN's "Computing the ... matrix"
+            self.algo.fit(trainset)
         self.fallbacks_: dict[str, int] = {}
         self._user_inner = np.array([trainset.to_inner_uid(u) for u in self.users_.tolist()],
                                     dtype=np.int64)

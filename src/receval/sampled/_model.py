@@ -3,7 +3,8 @@
 Sampled evaluation needs a score for arbitrary (user, item) pairs: the positive and its
 sampled negatives. Every model of :mod:`receval.models` has ``score(pairs)`` (the ranking
 score of :meth:`recommend`, unclipped); a model of your own may give ``score`` or, failing
-that, ``predict``. The model is duck-typed here: this module never imports the models.
+that, ``predict``. The model is duck-typed here: this module imports no model class (only
+the check that puts a Series of scores in the order of the pairs).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pandas as pd
 
 from receval._columns import Columns
 from receval.exceptions import InvalidModelError, InvalidParameterError
+from receval.models._checks import series_in_order
 
 __all__ = ["scored_by"]
 
@@ -43,7 +45,7 @@ def _method(model: Any) -> tuple[str, Any]:
 
 
 def _values(out: Any, pairs: pd.DataFrame, model: Any, method: str) -> np.ndarray:
-    """The model's number for each row of ``pairs``, in order."""
+    """The model's number for each row of ``pairs``, in order (a Series: by its index)."""
     where = f"model {_name(model)}: {method}(pairs)"
     if isinstance(out, pd.DataFrame):
         if not {"user_id", "item_id", "score"} <= set(out.columns):
@@ -59,6 +61,7 @@ def _values(out: Any, pairs: pd.DataFrame, model: Any, method: str) -> np.ndarra
             table = out[["user_id", "item_id", "score"]].drop_duplicates(["user_id", "item_id"])
             values = pairs.merge(table, on=["user_id", "item_id"], how="left")["score"].to_numpy()
     else:
+        out = series_in_order(out, pairs, where, error=InvalidModelError, parameter="model")
         values = np.asarray(out.to_numpy() if isinstance(out, pd.Series) else out)
         if values.ndim != 1 or len(values) != len(pairs):
             raise InvalidModelError(

@@ -205,9 +205,11 @@ def tune(model: Any, grid: Mapping[str, Any], data: Any, metric: str, *, split: 
         ``trials``, ``best`` (per fold), ``cv`` (the test evaluation), ``settings``.
     """
     from receval._cv import _folds, _warn_once
+    from receval._cv_checks import check_flag
     from receval.metrics import parse
     from receval.study._config import check_validation
 
+    exclude_seen = bool(check_flag(exclude_seen, "exclude_seen"))
     grid = _check_grid(grid)
     validation = check_validation(validation)
     build = _builder(model)
