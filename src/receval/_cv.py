@@ -20,7 +20,6 @@ import pandas as pd
 from receval._columns import Columns
 from receval._cv_checks import (
     check_cutoffs,
-    check_flag,
     check_folds,
     check_models,
     check_options,
@@ -31,6 +30,7 @@ from receval._cv_checks import (
 from receval._cv_progress import CvProgress
 from receval._cv_result import CrossValidation
 from receval._evaluate import evaluate
+from receval._flags import check_flag
 from receval._result import EvaluationResult
 from receval.exceptions import InvalidParameterError, warn
 from receval.metrics import Metric, parse

@@ -12,11 +12,11 @@ import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from receval._evaluate import evaluate
 from receval._evaluate_options import EVALUATE_OPTIONS
+from receval._flags import check_flag
 from receval._names import clean_name
 from receval.exceptions import (
     DataWarning,
@@ -29,7 +29,7 @@ from receval.metrics import Metric
 from receval.models._guard import as_model
 from receval.models._params import constructor_params, param_repr
 
-__all__ = ["check_cutoffs", "check_flag", "check_folds", "check_models", "check_options",
+__all__ = ["check_cutoffs", "check_folds", "check_models", "check_options",
            "check_rating_only", "model_params", "warn_test_in_train"]
 
 #: evaluate()'s options by name -> their kind ("flag": a bool, "switch": a bool or None, ...).
@@ -54,21 +54,6 @@ def check_models(models: Any) -> dict[str, Any]:
                 parameter="models", examples=[name])
         out[name] = as_model(name, model)
     return out
-
-
-def check_flag(value: Any, parameter: str, *, none: bool = False) -> bool | None:
-    """``value`` as a bool (numpy's too), or an error naming ``parameter``; None if ``none``.
-
-    ``"false"``, ``"no"``, ``0`` and ``1`` are refused: a string is always truthy, so taking
-    it would silently turn the flag on.
-    """
-    if value is None and none:
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise InvalidParameterError(
-        f"{parameter} must be True or False{' (or None)' if none else ''}, got "
-        f"{type(value).__name__} {value!r}", parameter=parameter, examples=[repr(value)])
 
 
 def check_options(options: Mapping[str, Any]) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from receval._flags import check_flag
 from receval.datasets._formats import Version
 from receval.exceptions import (
     CorruptDatasetError,
@@ -166,9 +167,7 @@ def locate(version: Version, path: Any, download: bool, cache_dir: Any) -> Files
     DatasetError
         A failed download.
     """
-    if not isinstance(download, bool):
-        raise InvalidParameterError(f"download must be True or False, got {download!r}",
-                                    parameter="download", examples=[download])
+    download = bool(check_flag(download, "download"))
     if path is not None:
         if download:
             raise InvalidParameterError(

@@ -7,6 +7,7 @@ from typing import Any, Literal
 import numpy as np
 
 from receval._columns import Columns
+from receval._flags import check_flag
 from receval._kernels.hashing import hash_positions, seed_key
 from receval._seeds import check_seed
 from receval.data._spark import is_spark_frame
@@ -121,9 +122,7 @@ def random(data: Any, test_size: float = 0.2, *, per_user: bool = False, seed: i
     """
     f = check_test_size(test_size)
     seed = check_seed(seed)
-    if not isinstance(per_user, bool):
-        raise InvalidParameterError(f"per_user must be True or False, got {per_user!r}",
-                                    parameter="per_user", examples=[per_user])
+    per_user = bool(check_flag(per_user, "per_user"))
     plan = plan_of(per_user, small_users, min_rows, "random", test_size=f, order="random",
                    seed=seed)
     cold: dict[str, Any] = {"cold_users": cold_users, "cold_items": cold_items}

@@ -205,7 +205,7 @@ def tune(model: Any, grid: Mapping[str, Any], data: Any, metric: str, *, split: 
         ``trials``, ``best`` (per fold), ``cv`` (the test evaluation), ``settings``.
     """
     from receval._cv import _folds, _warn_once
-    from receval._cv_checks import check_flag
+    from receval._flags import check_flag
     from receval.metrics import parse
     from receval.study._config import check_validation
 
