@@ -10,6 +10,11 @@ those into ``recommend`` (full-catalog top-k with the excluded pairs left out, b
 memory stays bounded: :func:`receval.models._rank.top_k_scores`) and ``score``, with the id
 mapping both ways and the policy for users the model does not know.
 
+Each ``fit`` fits a new, unfitted copy of the wrapped model (:meth:`LibraryAdapter._unfitted`,
+kept as ``model_``): the model given to the constructor is never fitted, and refitting on
+other data starts from scratch, as a first fit does (the libraries' own ``fit`` would continue
+from the previous factors, or crash when the new data has fewer users or items).
+
 Unknown users (not in ``train``): ``unknown_users="skip"`` (default) gives them no row — an
 empty list, which ranking metrics count as a miss — and records their number in
 ``unknown_users_``; ``"error"`` raises :class:`~receval.exceptions.InvalidParameterError`
@@ -37,6 +42,7 @@ from receval.exceptions import (
 )
 from receval.models._base import FittedIds, check_k, frame, requested_users
 from receval.models._data import exclusion_csr, interactions
+from receval.models._params import _signature_names, constructor_params
 from receval.models._rank import top_k_scores, warn_ties
 
 __all__ = ["LibraryAdapter", "Scorer", "column_name", "fit_or_raise", "library", "refuse_class",
@@ -96,7 +102,8 @@ class LibraryAdapter(FittedIds):
     """Base of the library adapters: id mapping, ``recommend``, ``score``, ``get_params``.
 
     Subclasses set ``extra`` and implement ``fit`` (starting with ``self._training(train)``,
-    ending with ``_scorer`` / ``_pair_scores`` available).
+    which also sets ``model_``, the unfitted copy of ``model`` to fit; ending with
+    ``_scorer`` / ``_pair_scores`` available).
     """
 
     extra: ClassVar[str] = ""
@@ -109,7 +116,38 @@ class LibraryAdapter(FittedIds):
         if not len(table):
             raise InvalidParameterError("train is empty", parameter="train")
         self._index(table)
+        self.model_ = self._unfitted()
         return table
+
+    def _unfitted(self) -> Any:
+        """A new, unfitted copy of ``model`` with the same hyper-parameters.
+
+        Rebuilt from its constructor parameters (the names of its ``__init__`` stored on
+        attributes of the same name, as implicit's and Cornac's models store them);
+        adapters whose library has its own way override this.
+
+        Raises
+        ------
+        InvalidModelError
+            A constructor parameter is not stored under its name (the copy would silently
+            take its default), or the constructor refuses the parameters read back.
+        """
+        model = self.model
+        names = _signature_names(type(model))
+        missing = [name for name in names if not hasattr(model, name)]
+        if missing:
+            raise InvalidModelError(
+                f"{self!r}: cannot make an unfitted copy of {type(model).__name__} to fit: its "
+                f"constructor parameters {missing} are not stored under their names",
+                parameter="model", examples=missing)
+        params = constructor_params(model)
+        try:
+            return type(model)(**params)
+        except Exception as exc:
+            raise InvalidModelError(
+                f"{self!r}: cannot make an unfitted copy of {type(model).__name__} to fit: "
+                f"{type(model).__name__}(**{sorted(params)}) raised {type(exc).__name__}: "
+                f"{exc}", parameter="model") from exc
 
     def __init__(self, model: Any, *, unknown_users: str = "skip") -> None:
         if unknown_users not in UNKNOWN_USERS:
