@@ -41,7 +41,7 @@ from receval.exceptions import (
     RecevalError,
 )
 from receval.models._base import FittedIds, check_k, frame, requested_users
-from receval.models._data import exclusion_csr, interactions
+from receval.models._data import exclusion_csr
 from receval.models._params import _signature_names, constructor_params
 from receval.models._rank import top_k_scores, warn_ties
 
@@ -64,12 +64,12 @@ def library(module: str, extra: str, adapter: str) -> ModuleType:
             f'pip install "receval[{extra}]"', parameter="model") from exc
 
 
-def refuse_class(model: Any, adapter: str, what: str) -> None:
+def refuse_class(model: Any, adapter: str, what: str, *, parameter: str = "model") -> None:
     """A class passed where an instance belongs: ``Implicit(AlternatingLeastSquares)``."""
     if isinstance(model, type):
         raise InvalidModelError(
             f"{adapter}() needs {what}, got the class {model.__name__}: write "
-            f"{model.__name__}(...)", parameter="model")
+            f"{model.__name__}(...)", parameter=parameter, examples=[model.__name__])
 
 
 def refuse_kind(model: Any, adapter: str, what: str) -> None:
@@ -112,10 +112,7 @@ class LibraryAdapter(FittedIds):
 
     def _training(self, train: Any) -> pd.DataFrame:
         """The training rows (canonical columns), indexed; an empty ``train`` is an error."""
-        table = interactions(train, rating=False)
-        if not len(table):
-            raise InvalidParameterError("train is empty", parameter="train")
-        self._index(table)
+        table = self._fit_table(train)
         self.model_ = self._unfitted()
         return table
 
@@ -176,10 +173,9 @@ class LibraryAdapter(FittedIds):
             params.update({f"model__{k}": v for k, v in library_params(self.model).items()})
         return params
 
-    def _require_fitted(self) -> None:
-        if not hasattr(self, "items_"):
-            raise InvalidModelError(f"{self!r} is not fitted: call fit(train) first",
-                                    parameter="model")
+    @property
+    def _label(self) -> str:
+        return repr(self)
 
     # -- what subclasses provide -------------------------------------------------------
     def _scorer(self, codes: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
@@ -214,13 +210,19 @@ class LibraryAdapter(FittedIds):
 
         Parameters
         ----------
-        users : sequence
-            User ids (any id type of the training data); users not in ``train`` follow
+        users : id or collection of ids
+            The users: one id, or a one-dimensional collection of ids (list, tuple, set, range,
+            numpy array, pandas Series or Index, or any iterable, e.g. a generator); one
+            list per distinct id. A table or a 2-D array is an error naming ``users``: pass
+            its user column. Ids of another type than the training ids are an
+            :class:`~receval.exceptions.IdTypeMismatchError`. Users not in ``train`` follow
             ``unknown_users``.
         k : int
             List length.
-        exclude : table, optional
-            (user, item) pairs never recommended, e.g. the training rows.
+        exclude : table, path, "seen" or None
+            (user, item) pairs never recommended: a table (or the path of one), or ``"seen"``,
+            the pairs given to :meth:`fit`. Ids of another type than the training ids are
+            an :class:`~receval.exceptions.IdTypeMismatchError` naming ``exclude``.
         ties : {"stable", "random"}
             Order of items with equal scores: ascending item id, or seeded random.
         seed : int, optional
@@ -236,7 +238,8 @@ class LibraryAdapter(FittedIds):
         index, codes = self._known(users)
         rows = np.flatnonzero(codes >= 0)
         known = index.take(rows)
-        off, excl = exclusion_csr(exclude, known, self.items_)
+        off, excl = exclusion_csr(exclude, known, self.items_, seen=self._seen(),
+                                  model=f"{type(self).__name__}({type(self.model).__name__})")
         block = top_k_scores(self._scorer, codes[rows], len(self.items_), k,
                              exclude_indptr=off, exclude_indices=excl, ties=ties, seed=seed)
         warn_ties(repr(self), block, k)
