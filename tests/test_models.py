@@ -13,7 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import receval as rv
-from receval.exceptions import ColumnNotFoundError, InvalidParameterError, NonFiniteValueError
+from receval.exceptions import (
+    ColumnNotFoundError,
+    EmptyInputError,
+    InvalidParameterError,
+    NonFiniteValueError,
+)
 from receval.models._data import check_predictions, check_recommendations
 from tests.strategies import examples
 
@@ -201,7 +206,7 @@ def test_bad_training_data():
         rv.models.GlobalMean().fit(TRAIN.assign(rating=[1, np.nan, 3, 4, 5, 1, 2]))
     with pytest.raises(NonFiniteValueError, match="user_id"):
         rv.models.MostPopular().fit(TRAIN.assign(user_id=[1, None, 2, 2, 2, 3, 3]))
-    with pytest.raises(InvalidParameterError, match="empty"):
+    with pytest.raises(EmptyInputError, match="train is empty"):
         rv.models.GlobalMean().fit(TRAIN.iloc[:0])
 
 
@@ -238,3 +243,198 @@ def test_import_receval_does_not_import_surprise():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"
+
+
+# -- every built-in model and adapter: one rule for each bad input ------------------------------
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _surprise() -> object:
+    from surprise import SVD
+
+    return rv.models.Surprise(SVD(n_factors=2, n_epochs=2, random_state=0))
+
+
+def _implicit() -> object:
+    import warnings
+
+    from implicit.als import AlternatingLeastSquares
+
+    with warnings.catch_warnings():  # implicit's advice on BLAS threads, at construction
+        warnings.simplefilter("ignore", RuntimeWarning)
+        als = AlternatingLeastSquares(factors=2, iterations=1, random_state=0)
+    return rv.models.Implicit(als)
+
+
+def _cornac() -> object:
+    from cornac.models import BPR
+
+    return rv.models.Cornac(BPR(k=2, max_iter=2, seed=0))
+
+
+#: name -> a new model for TRAIN (users 1-3, items a-e): every built-in and every adapter
+#: whose library is installed (LensKit needs pandas 2: its live tests run in CI's pandas-2 job)
+EVERY_MODEL = {
+    "random": lambda: rv.models.Random(seed=3),
+    "most-popular": rv.models.MostPopular,
+    "global-mean": rv.models.GlobalMean,
+    "user-mean": rv.models.UserMean,
+    "item-mean": lambda: rv.models.ItemMean(shrinkage=1),
+    "factors": lambda: rv.models.Factors(np.arange(6.0).reshape(3, 2),
+                                         np.arange(10.0).reshape(5, 2) % 3, users=[1, 2, 3],
+                                         items=list("abcde")),
+    "score-function": lambda: rv.models.ScoreFunction(
+        lambda u: np.tile(np.arange(5.0), (len(u), 1))),
+    "surprise": _surprise,
+    "implicit": _implicit,
+    "cornac": _cornac,
+}
+_NEEDS = {"surprise": "surprise", "implicit": "implicit", "cornac": "cornac"}
+EVERY = [pytest.param(name, marks=pytest.mark.skipif(
+    name in _NEEDS and not _installed(_NEEDS[name]), reason=f"{name} is not installed"))
+    for name in EVERY_MODEL]
+#: the models that need fit(train) before recommend / score / predict (Factors does not)
+NEED_FIT = [p for p in EVERY if p.values[0] != "factors"]
+
+
+def _fitted(name: str) -> object:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return EVERY_MODEL[name]().fit(TRAIN)
+
+
+def _recommend(model: object, *args: object, **kwargs: object) -> pd.DataFrame:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.exceptions.TiesAtCutoffWarning)
+        return model.recommend(*args, **kwargs)  # type: ignore[attr-defined, no-any-return]
+
+
+def _methods_before_fit() -> list[object]:
+    """(model, method) for each method the model has (no skips: CI refuses them)."""
+    cases = []
+    for param in NEED_FIT:
+        name = param.values[0]
+        missing = name in _NEEDS and not _installed(_NEEDS[name])  # skipped whole
+        has = ["recommend", "score", "predict"] if missing else [
+            m for m in ("recommend", "score", "predict") if hasattr(EVERY_MODEL[name](), m)]
+        cases += [pytest.param(name, m, marks=param.marks) for m in has]
+    return cases
+
+
+@pytest.mark.parametrize(("name", "method"), _methods_before_fit())
+def test_every_model_before_fit_says_so(name, method):
+    model = EVERY_MODEL[name]()
+    call = (lambda: model.recommend([1], 3)) if method == "recommend" else \
+        (lambda: getattr(model, method)(PAIRS))
+    with pytest.raises(rv.exceptions.InvalidModelError,
+                       match=r"is not fitted: call fit\(train\) first") as info:
+        call()
+    assert info.value.parameter == "model"
+
+
+@pytest.mark.parametrize("name", EVERY)
+def test_every_model_refuses_an_empty_train(name):
+    with pytest.raises(EmptyInputError, match="train is empty") as info:
+        EVERY_MODEL[name]().fit(TRAIN.iloc[:0])
+    assert info.value.parameter == "train"
+
+
+@pytest.mark.parametrize("name", EVERY)
+@pytest.mark.parametrize(("call", "role"), [
+    (lambda m: m.fit(None), "train"),
+    (lambda m: m.fit([[1, 2, 3]]), "train"),
+    (lambda m: m.fit(TRAIN).recommend([1], 2, exclude=[(1, "a")]), "exclude"),
+])
+def test_every_model_names_the_table_that_is_not_one(name, call, role):
+    with pytest.raises(InvalidParameterError, match=rf"^{role} must be a table") as info:
+        call(EVERY_MODEL[name]())
+    assert info.value.parameter == role
+
+
+@pytest.mark.parametrize("name", EVERY)
+@pytest.mark.parametrize(("role", "exclude"), [
+    ("user", TRAIN.assign(user_id=TRAIN["user_id"].astype(str))),   # '1' is not user 1
+    ("user", TRAIN.assign(user_id=TRAIN["user_id"].astype(float))),  # nor is 1.0
+    ("item", TRAIN.assign(item_id=np.arange(len(TRAIN)))),           # 0 is not item 'a'
+])
+def test_every_model_refuses_exclude_ids_of_another_type(name, role, exclude):
+    # they never matched: nothing was excluded, silently
+    model = _fitted(name)
+    with pytest.raises(rv.exceptions.IdTypeMismatchError,
+                       match=rf"asked about {role} ids of type \w+ in exclude") as info:
+        _recommend(model, [1, 2, 3], 5, exclude=exclude)
+    assert info.value.parameter == "exclude"
+    assert info.value.column == f"{role}_id"
+
+
+@pytest.mark.parametrize("name", EVERY)
+def test_every_model_excludes_seen_as_the_training_pairs(name):
+    model = _fitted(name)
+    seen = _recommend(model, [1, 2, 3], 5, exclude="seen")
+    pd.testing.assert_frame_equal(seen, _recommend(model, [1, 2, 3], 5, exclude=TRAIN))
+    pairs = set(zip(TRAIN["user_id"], TRAIN["item_id"], strict=True))
+    assert not pairs & set(zip(seen["user_id"], seen["item_id"], strict=True))
+    assert len(seen)
+    # any other string that is no file: an error naming exclude (was "no such file")
+    with pytest.raises(InvalidParameterError, match=r"exclude must be .*'seen'.*'train'") as info:
+        _recommend(model, [1], 5, exclude="train")
+    assert info.value.parameter == "exclude"
+
+
+@pytest.mark.parametrize("name", EVERY)
+def test_every_model_takes_users_as_any_one_dimensional_collection(name):
+    model = _fitted(name)
+    want = _recommend(model, [1, 3], 2, exclude=TRAIN)
+    for users in ([3, 1, 3], (1, 3), {1, 3}, np.array([3, 1]), pd.Series([1, 3]),
+                  pd.Index([3, 1]), range(1, 4, 2), (u for u in [3, 1]), iter([1, 3])):
+        pd.testing.assert_frame_equal(_recommend(model, users, 2, exclude=TRAIN), want)
+    one = _recommend(model, 1, 2, exclude=TRAIN)
+    pd.testing.assert_frame_equal(one, want[want["user_id"] == 1])
+    for bad, what in [(TRAIN[["user_id"]], "a table"), (np.array([[1], [3]]), "shape"),
+                      ([[1], [3]], "cannot be ids")]:
+        with pytest.raises(InvalidParameterError, match=rf"users must be .*{what}") as info:
+            _recommend(model, bad, 2)
+        assert info.value.parameter == "users"
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, 2**64 - 1, 1.0, None])
+@pytest.mark.parametrize("name", [p for p in EVERY if p.values[0] != "random"])
+def test_every_model_checks_the_tie_seed_as_every_seed(name, seed):
+    # check_seed's rule (0 .. 2**63 - 1), as Random(seed=), the splits and the specs; -1 was
+    # reduced mod 2**64 (the lists of 2**64 - 1)
+    model = _fitted(name)
+    with pytest.raises(InvalidParameterError, match="seed must be an integer from 0 to 2"):
+        _recommend(model, [1], 2, ties="random", seed=seed)
+    _recommend(model, [1], 2, ties="random", seed=2**63 - 1)
+
+
+def test_surprise_refuses_an_algorithm_class():
+    pytest.importorskip("surprise")
+    from surprise import SVD
+
+    with pytest.raises(rv.exceptions.InvalidModelError,
+                       match=r"needs a Surprise algorithm instance, got the class SVD: write "
+                             r"SVD\(\.\.\.\)") as info:
+        rv.models.Surprise(SVD)
+    assert info.value.parameter == "algo"
+
+
+@pytest.mark.parametrize("cls", [rv.models.UserMean, rv.models.ItemMean])
+@pytest.mark.parametrize("bad", [float("inf"), -float("inf"), float("nan"), -1, True, "2"])
+def test_shrinkage_must_be_finite(cls, bad):
+    # infinity made every mean inf / inf = NaN, found only when cross_validate scored them
+    with pytest.raises(InvalidParameterError, match="shrinkage must be a finite number") \
+            as info:
+        cls(shrinkage=bad)
+    assert info.value.parameter == "shrinkage"
+    model = cls(shrinkage=2)
+    with pytest.raises(InvalidParameterError, match="shrinkage must be a finite number"):
+        model.set_params(shrinkage=bad)
+    assert model.shrinkage == 2.0

@@ -90,7 +90,7 @@ def test_from_spec_values_are_literals():
      ["no parameter 'shrnkage'", "['shrinkage']", "position 10"]),
     ("global-mean:shrinkage=5", InvalidParameterError, ["no parameter 'shrinkage'", "none"]),
     ("ItemMean(shrnkage=5)", InvalidParameterError, ["position 9"]),
-    ("item-mean:shrinkage=-1", InvalidParameterError, ["shrinkage must be a number >= 0"]),
+    ("item-mean:shrinkage=-1", InvalidParameterError, ["shrinkage must be a finite number >= 0"]),
     ("item-mean:shrinkage='x'", InvalidParameterError, ["shrinkage"]),
     ("most-popular:by=items", InvalidParameterError, ["by must be"]),
     ("random:seed=3,seed=4", InvalidParameterError, ["given twice", "position 14"]),

@@ -97,7 +97,7 @@ def _problems(draw):  # type: ignore[no-untyped-def]
 
 
 @settings(max_examples=examples(150), deadline=None)
-@given(_problems(), st.sampled_from([None, 0, 7, -1]))
+@given(_problems(), st.sampled_from([None, 0, 7, 2**63 - 1]))
 def test_matches_the_numpy_oracle(problem, seed):
     scores, codes, ptr, idx, k, block = problem
     rows_of = {int(c): r for r, c in enumerate(codes)}
@@ -160,6 +160,9 @@ def test_default_block_keeps_scores_under_64_mb():
     ({"ties": "random"}, "seed", "seed"),
     ({"ties": "random", "seed": 1.5}, "seed", "seed"),
     ({"ties": "random", "seed": True}, "seed", "seed"),
+    # one rule for every seed (check_seed): -1 was 2**64 - 1, mod 2**64
+    ({"ties": "random", "seed": -1}, "seed", "0 to 2**63 - 1"),
+    ({"ties": "random", "seed": 2**63}, "seed", "0 to 2**63 - 1"),
     ({"k": 0}, "k", ">= 1"),
     ({"k": 2.0}, "k", ">= 1"),
     ({"block_size": 0}, "block_size", ">= 1"),

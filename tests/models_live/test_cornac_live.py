@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from threadpoolctl import threadpool_limits
 
 import receval as rv
 from receval.exceptions import BackendUnavailableError, InvalidModelError, InvalidParameterError
@@ -39,7 +40,7 @@ def test_same_top_k_as_cornac_recommend(name, ids):
     train = log(11, ids=ids)
     model = rv.models.Cornac(MODELS[name]()).fit(train)
     assert model.kind_ == ("factors" if name in FACTORS else "scores")
-    m = model.model
+    m = model.model_
     users = sorted(train["user_id"].unique())[::3]
     k = 10
     got = model.recommend(users, k, exclude=train)
@@ -58,7 +59,7 @@ def test_same_top_k_as_cornac_recommend(name, ids):
 def test_seen_items_excluded_and_pair_scores_are_cornacs(name):
     train = log(12, ids="str")
     model = rv.models.Cornac(MODELS[name]()).fit(train)
-    m = model.model
+    m = model.model_
     users = train["user_id"].unique()[:30]
     got = model.recommend(users, 12, exclude=train)
     seen = set(zip(train.user_id, train.item_id, strict=True))
@@ -77,7 +78,7 @@ def test_predict_only_for_rating_models_and_equal_to_cornac_rate(name):
     assert hasattr(model, "predict") == (name in RATING)
     if name not in RATING:
         return
-    m = model.model
+    m = model.model_
     pairs = pd.concat([train.sample(30, random_state=1)[["user_id", "item_id"]],
                        pd.DataFrame({"user_id": [-5, train.user_id.iloc[0]],
                                      "item_id": [train.item_id.iloc[0], -9]})],
@@ -97,7 +98,7 @@ def test_mf_scores_from_factors_hand_formula():
     # score(u, i) = global_mean + b_u + b_i + p_u . q_i
     train = log(14)
     model = rv.models.Cornac(MF(k=4, max_iter=20, seed=0)).fit(train)
-    m = model.model
+    m = model.model_
     u, i = train.user_id.iloc[3], train.item_id.iloc[7]
     cu, ci = m.uid_map[u], m.iid_map[i]
     expected = (m.global_mean + m.u_biases[cu] + m.i_biases[ci]
@@ -109,10 +110,10 @@ def test_mf_scores_from_factors_hand_formula():
 def test_rating_column_and_one_class_data():
     train = log(15)
     seen = rv.models.Cornac(BPR(k=4, max_iter=5, seed=0)).fit(train.drop(columns="rating"))
-    assert seen.model.train_set.max_rating == 1.0  # no rating column: 1.0 per row
+    assert seen.model_.train_set.max_rating == 1.0  # no rating column: 1.0 per row
     other = rv.models.Cornac(MF(k=4, max_iter=5, seed=0), rating="stars").fit(
         train.rename(columns={"rating": "stars"}).assign(rating=1.0))
-    assert other.model.train_set.max_rating == pytest.approx(train["rating"].max())
+    assert other.model_.train_set.max_rating == pytest.approx(train["rating"].max())
     with pytest.raises(InvalidParameterError, match="rating"):
         rv.models.Cornac(MF(k=4), rating="nope").fit(train)
 
@@ -155,7 +156,7 @@ def test_sequential_models_are_refused_with_the_reason(name, base):
         rv.models.Cornac(model)
 
 
-def test_unfitted_and_fit_raising():
+def test_unfitted_and_fit_raising(monkeypatch):
     model = rv.models.Cornac(MF(k=4))
     with pytest.raises(InvalidModelError, match="not fitted"):
         model.recommend([1], 5)
@@ -163,10 +164,32 @@ def test_unfitted_and_fit_raising():
     def boom(*args: Any, **kwargs: Any) -> None:
         raise FloatingPointError("nan loss")
 
-    model.model.fit = boom
+    monkeypatch.setattr(MF, "fit", boom)  # fit fits a copy of model.model
     with pytest.raises(InvalidModelError, match=r"MF.*nan loss") as info:
         model.fit(log(17))
     assert isinstance(info.value.__cause__, FloatingPointError)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_refit_starts_afresh_on_an_unfitted_copy(name):
+    # fit(a) after fit(b) gives the lists (and predictions) of a fresh fit(a); a smaller
+    # train after a larger one works (Cornac's own fit kept the old factors: a crash)
+    big, small = log(21), log(22, n_users=40, n_items=30, n_rows=300)
+    users = sorted(big["user_id"].unique())[::3]
+    with threadpool_limits(1, "blas"):
+        first = rv.models.Cornac(MODELS[name]()).fit(big)
+        fresh = first.recommend(users, 10, exclude=big)
+        model = rv.models.Cornac(MODELS[name]())
+        model.fit(big)
+        small_recs = model.fit(small).recommend(sorted(small["user_id"].unique()), 5)
+        again = model.fit(big).recommend(users, 10, exclude=big)
+    assert set(small_recs["item_id"]) <= set(small["item_id"])
+    pd.testing.assert_frame_equal(again, fresh)
+    if hasattr(model, "predict"):
+        pd.testing.assert_frame_equal(model.predict(big.head(50)), first.predict(big.head(50)))
+    assert model.model_ is not model.model
+    assert getattr(model.model, "u_factors", None) is None
+    assert getattr(model.model, "train_set", None) is None
 
 
 def test_cross_validate_rating_metrics_only_for_rating_models():

@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from threadpoolctl import threadpool_limits
 
 import receval as rv
 from receval.exceptions import (
@@ -68,7 +69,7 @@ def test_same_top_k_as_implicit_recommend(name, ids):
     rows = np.arange(0, len(users), 3)
     k = 10
     got = model.recommend(users[rows], k, exclude=train)
-    ids_, scores = model.model.recommend(rows, matrix[rows], N=k,
+    ids_, scores = model.model_.recommend(rows, matrix[rows], N=k,
                                          filter_already_liked_items=True)
     theirs, their_scores = [], []
     for r in range(len(rows)):  # implicit pads with -1 when it reaches fewer than k items
@@ -113,7 +114,7 @@ def test_factor_scores_are_the_dot_product_of_implicit_factors():
     model = rv.models.Implicit(AlternatingLeastSquares(factors=6, random_state=0)).fit(train)
     users, items, _ = _reference_matrix(train)
     pairs = pd.DataFrame({"user_id": users[[0, 5, 5, 9]], "item_id": items[[3, 0, 7, 1]]})
-    uf, vf = model.model.user_factors, model.model.item_factors
+    uf, vf = model.model_.user_factors, model.model_.item_factors
     # score = sum_f U[u, f] V[i, f] (float64 from implicit's float32 factors)
     expected = [float(np.dot(uf[u].astype(np.float64), vf[i].astype(np.float64)))
                 for u, i in [(0, 3), (5, 0), (5, 7), (9, 1)]]
@@ -126,7 +127,7 @@ def test_neighbour_scores_sum_similarities_of_the_users_items():
                           "item_id": ["a", "b", "a", "c", "b", "c", "c"],
                           "w": [1.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0]})
     model = rv.models.Implicit(ItemItemRecommender(K=5), weight="w").fit(train)
-    sim = model.model.similarity.toarray()  # items a, b, c -> codes 0, 1, 2
+    sim = model.model_.similarity.toarray()  # items a, b, c -> codes 0, 1, 2
     got = model.score(pd.DataFrame({"user_id": [1], "item_id": ["c"]}))["score"].iloc[0]
     assert got == pytest.approx(1.0 * sim[0, 2] + 2.0 * sim[1, 2], rel=1e-12)
 
@@ -189,7 +190,7 @@ def test_wrong_model_type(bad):
         rv.models.Implicit(bad)
 
 
-def test_unfitted_and_fit_raising():
+def test_unfitted_and_fit_raising(monkeypatch):
     model = rv.models.Implicit(AlternatingLeastSquares(factors=4))
     with pytest.raises(InvalidModelError, match="not fitted"):
         model.recommend([1], 5)
@@ -199,11 +200,37 @@ def test_unfitted_and_fit_raising():
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("solver diverged")
 
-    model.model.fit = boom
+    monkeypatch.setattr(type(model.model), "fit", boom)  # fit fits a copy of model.model
     with pytest.raises(InvalidModelError, match=r"AlternatingLeastSquares.*solver diverged") \
             as info:
         model.fit(log(7))
     assert isinstance(info.value.__cause__, RuntimeError)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_refit_starts_afresh_on_an_unfitted_copy(name):
+    # fit(a) after fit(b) gives the lists of a fresh fit(a); a smaller train after a larger
+    # one (implicit's own fit reuses the old factors: NaN, or a crash) works; the model given
+    # to the constructor is never fitted
+    big, small = log(21), log(22, n_users=40, n_items=30, n_rows=300)
+    users = sorted(big["user_id"].unique())[::3]
+
+    def wrapped() -> Any:
+        model = MODELS[name]()
+        model.num_threads = 1  # BPR / LMF: one thread, deterministic
+        return model
+
+    with threadpool_limits(1, "blas"):
+        fresh = rv.models.Implicit(wrapped()).fit(big).recommend(users, 10, exclude=big)
+        model = rv.models.Implicit(wrapped())
+        model.fit(big)
+        small_recs = model.fit(small).recommend(sorted(small["user_id"].unique()), 5)
+        again = model.fit(big).recommend(users, 10, exclude=big)
+    assert set(small_recs["item_id"]) <= set(small["item_id"])
+    pd.testing.assert_frame_equal(again, fresh)
+    assert model.model_ is not model.model
+    fitted_state = ("user_factors", "similarity")
+    assert all(getattr(model.model, attr, None) is None for attr in fitted_state)
 
 
 def test_ties_of_unreached_items_follow_the_policy():

@@ -66,11 +66,11 @@ def _from_mapping(obj: Mapping[Any, Any], role: str) -> pd.DataFrame:
                          value_col: numbers})
 
 
-def _from_array(arr: np.ndarray, role: str) -> pd.DataFrame:
+def _from_array(arr: np.ndarray, role: str, name: str) -> pd.DataFrame:
     if role != "recs":
         raise InvalidParameterError(
-            "a numpy array is read as ranked item ids per user (row = user); the truth "
-            "needs (user, item[, rating]) rows: pass a DataFrame or a dict", parameter=role)
+            f"a numpy array is read as ranked item ids per user (row = user); {name} needs "
+            f"(user, item[, rating]) rows: pass a DataFrame or a dict", parameter=name)
     if arr.ndim != 2:
         raise SchemaError(f"recs: a numpy array of ranked items must be 2-D (users x k), "
                           f"got shape {arr.shape}")
@@ -78,7 +78,8 @@ def _from_array(arr: np.ndarray, role: str) -> pd.DataFrame:
     return pd.DataFrame({"user": np.repeat(np.arange(n_users), k), "item": arr.ravel()})
 
 
-def to_frame(obj: Any, role: str, *, format: str | None = None) -> pd.DataFrame:
+def to_frame(obj: Any, role: str, *, format: str | None = None, name: str | None = None
+             ) -> pd.DataFrame:
     """Convert ``obj`` (the ``recs`` or the ``truth``) to a pandas DataFrame.
 
     Parameters
@@ -89,6 +90,8 @@ def to_frame(obj: Any, role: str, *, format: str | None = None) -> pd.DataFrame:
         Which input it is, for messages and for the meaning of dict values.
     format : str, optional
         For a path: the file format (default: from the extension).
+    name : str, optional
+        The input's name in messages (e.g. ``"train"``, ``"exclude"``); default ``role``.
 
     Raises
     ------
@@ -97,7 +100,8 @@ def to_frame(obj: Any, role: str, *, format: str | None = None) -> pd.DataFrame:
     """
     if isinstance(obj, pd.DataFrame):
         return obj
-    refuse_spark(obj, role)
+    label = role if name is None else name
+    refuse_spark(obj, label)
     if isinstance(obj, (str, os.PathLike)):
         from receval.data._files import read_table
 
@@ -123,9 +127,9 @@ def to_frame(obj: Any, role: str, *, format: str | None = None) -> pd.DataFrame:
     if isinstance(obj, Mapping):
         return _from_mapping(obj, role)
     if isinstance(obj, np.ndarray):
-        return _from_array(obj, role)
+        return _from_array(obj, role, label)
     raise InvalidParameterError(
-        f"{role} must be a table: a pandas or polars DataFrame, a pyarrow Table, an object "
+        f"{label} must be a table: a pandas or polars DataFrame, a pyarrow Table, an object "
         f"with __arrow_c_stream__ (e.g. a DuckDB relation), a dict of dicts, a 2-D numpy "
         f"array or a file path; got {type(obj).__module__}.{type(obj).__name__}",
-        parameter=role)
+        parameter=label)

@@ -10,6 +10,11 @@ those into ``recommend`` (full-catalog top-k with the excluded pairs left out, b
 memory stays bounded: :func:`receval.models._rank.top_k_scores`) and ``score``, with the id
 mapping both ways and the policy for users the model does not know.
 
+Each ``fit`` fits a new, unfitted copy of the wrapped model (:meth:`LibraryAdapter._unfitted`,
+kept as ``model_``): the model given to the constructor is never fitted, and refitting on
+other data starts from scratch, as a first fit does (the libraries' own ``fit`` would continue
+from the previous factors, or crash when the new data has fewer users or items).
+
 Unknown users (not in ``train``): ``unknown_users="skip"`` (default) gives them no row — an
 empty list, which ranking metrics count as a miss — and records their number in
 ``unknown_users_``; ``"error"`` raises :class:`~receval.exceptions.InvalidParameterError`
@@ -36,7 +41,8 @@ from receval.exceptions import (
     RecevalError,
 )
 from receval.models._base import FittedIds, check_k, frame, requested_users
-from receval.models._data import exclusion_csr, interactions
+from receval.models._data import exclusion_csr
+from receval.models._params import _signature_names, constructor_params
 from receval.models._rank import top_k_scores, warn_ties
 
 __all__ = ["LibraryAdapter", "Scorer", "column_name", "fit_or_raise", "library", "refuse_class",
@@ -58,12 +64,12 @@ def library(module: str, extra: str, adapter: str) -> ModuleType:
             f'pip install "receval[{extra}]"', parameter="model") from exc
 
 
-def refuse_class(model: Any, adapter: str, what: str) -> None:
+def refuse_class(model: Any, adapter: str, what: str, *, parameter: str = "model") -> None:
     """A class passed where an instance belongs: ``Implicit(AlternatingLeastSquares)``."""
     if isinstance(model, type):
         raise InvalidModelError(
             f"{adapter}() needs {what}, got the class {model.__name__}: write "
-            f"{model.__name__}(...)", parameter="model")
+            f"{model.__name__}(...)", parameter=parameter, examples=[model.__name__])
 
 
 def refuse_kind(model: Any, adapter: str, what: str) -> None:
@@ -96,7 +102,8 @@ class LibraryAdapter(FittedIds):
     """Base of the library adapters: id mapping, ``recommend``, ``score``, ``get_params``.
 
     Subclasses set ``extra`` and implement ``fit`` (starting with ``self._training(train)``,
-    ending with ``_scorer`` / ``_pair_scores`` available).
+    which also sets ``model_``, the unfitted copy of ``model`` to fit; ending with
+    ``_scorer`` / ``_pair_scores`` available).
     """
 
     extra: ClassVar[str] = ""
@@ -105,11 +112,39 @@ class LibraryAdapter(FittedIds):
 
     def _training(self, train: Any) -> pd.DataFrame:
         """The training rows (canonical columns), indexed; an empty ``train`` is an error."""
-        table = interactions(train, rating=False)
-        if not len(table):
-            raise InvalidParameterError("train is empty", parameter="train")
-        self._index(table)
+        table = self._fit_table(train)
+        self.model_ = self._unfitted()
         return table
+
+    def _unfitted(self) -> Any:
+        """A new, unfitted copy of ``model`` with the same hyper-parameters.
+
+        Rebuilt from its constructor parameters (the names of its ``__init__`` stored on
+        attributes of the same name, as implicit's and Cornac's models store them);
+        adapters whose library has its own way override this.
+
+        Raises
+        ------
+        InvalidModelError
+            A constructor parameter is not stored under its name (the copy would silently
+            take its default), or the constructor refuses the parameters read back.
+        """
+        model = self.model
+        names = _signature_names(type(model))
+        missing = [name for name in names if not hasattr(model, name)]
+        if missing:
+            raise InvalidModelError(
+                f"{self!r}: cannot make an unfitted copy of {type(model).__name__} to fit: its "
+                f"constructor parameters {missing} are not stored under their names",
+                parameter="model", examples=missing)
+        params = constructor_params(model)
+        try:
+            return type(model)(**params)
+        except Exception as exc:
+            raise InvalidModelError(
+                f"{self!r}: cannot make an unfitted copy of {type(model).__name__} to fit: "
+                f"{type(model).__name__}(**{sorted(params)}) raised {type(exc).__name__}: "
+                f"{exc}", parameter="model") from exc
 
     def __init__(self, model: Any, *, unknown_users: str = "skip") -> None:
         if unknown_users not in UNKNOWN_USERS:
@@ -138,10 +173,9 @@ class LibraryAdapter(FittedIds):
             params.update({f"model__{k}": v for k, v in library_params(self.model).items()})
         return params
 
-    def _require_fitted(self) -> None:
-        if not hasattr(self, "items_"):
-            raise InvalidModelError(f"{self!r} is not fitted: call fit(train) first",
-                                    parameter="model")
+    @property
+    def _label(self) -> str:
+        return repr(self)
 
     # -- what subclasses provide -------------------------------------------------------
     def _scorer(self, codes: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
@@ -176,13 +210,19 @@ class LibraryAdapter(FittedIds):
 
         Parameters
         ----------
-        users : sequence
-            User ids (any id type of the training data); users not in ``train`` follow
+        users : id or collection of ids
+            The users: one id, or a one-dimensional collection of ids (list, tuple, set, range,
+            numpy array, pandas Series or Index, or any iterable, e.g. a generator); one
+            list per distinct id. A table or a 2-D array is an error naming ``users``: pass
+            its user column. Ids of another type than the training ids are an
+            :class:`~receval.exceptions.IdTypeMismatchError`. Users not in ``train`` follow
             ``unknown_users``.
         k : int
             List length.
-        exclude : table, optional
-            (user, item) pairs never recommended, e.g. the training rows.
+        exclude : table, path, "seen" or None
+            (user, item) pairs never recommended: a table (or the path of one), or ``"seen"``,
+            the pairs given to :meth:`fit`. Ids of another type than the training ids are
+            an :class:`~receval.exceptions.IdTypeMismatchError` naming ``exclude``.
         ties : {"stable", "random"}
             Order of items with equal scores: ascending item id, or seeded random.
         seed : int, optional
@@ -198,7 +238,8 @@ class LibraryAdapter(FittedIds):
         index, codes = self._known(users)
         rows = np.flatnonzero(codes >= 0)
         known = index.take(rows)
-        off, excl = exclusion_csr(exclude, known, self.items_)
+        off, excl = exclusion_csr(exclude, known, self.items_, seen=self._seen(),
+                                  model=f"{type(self).__name__}({type(self.model).__name__})")
         block = top_k_scores(self._scorer, codes[rows], len(self.items_), k,
                              exclude_indptr=off, exclude_indices=excl, ties=ties, seed=seed)
         warn_ties(repr(self), block, k)

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from receval.exceptions import InvalidParameterError
+from receval.exceptions import InvalidModelError, InvalidParameterError
 from receval.models._data import (
+    TrainingPairs,
     canonical,
     check_id_kind,
     check_predictions,
     check_query_ids,
     exclusion_csr,
+    training_rows,
 )
 from receval.models._rank import RankedBlock, Scorer, check_ties, top_k_scores, warn_ties
 from receval.models._topk import ties_cut_in_walk, top_k_global, top_k_pairs
@@ -31,19 +33,47 @@ def check_k(k: Any) -> int:
     return int(k)
 
 
+#: What ``users=`` may be, for messages and docstrings.
+USERS_KINDS = ("one user id, or a one-dimensional collection of ids: a list, tuple, set, "
+               "range, numpy array, pandas Series or Index, or any other iterable of ids")
+
+
+def _not_users(users: Any, what: str) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"users must be {USERS_KINDS}; got {what}. From a table, pass its user column, e.g. "
+        f"test['user_id']", parameter="users", examples=[type(users).__name__])
+
+
 def requested_users(users: Any, fitted: pd.Index | None = None, model: str = "model"
                     ) -> pd.Index:
     """The distinct requested user ids, ascending (input order when they do not sort).
+
+    ``users`` is one id (a string, a number, ...) or a one-dimensional collection of ids
+    (:data:`USERS_KINDS`; a set or a generator is read once, and sorted like the rest).
+    A table (a pandas, polars or Arrow DataFrame), an array of two or more dimensions and
+    a collection of unhashable values (lists of lists) are an
+    :class:`~receval.exceptions.InvalidParameterError` naming ``users``.
 
     With ``fitted`` (the model's training users), ids of another kind (``'12'`` asked of a
     model fitted on integer ids, or a mix of kinds) are an
     :class:`~receval.exceptions.IdTypeMismatchError` naming ``model``: each would be an
     unknown user, silently given the fallback list.
     """
-    if isinstance(users, (str, bytes)) or np.ndim(users) == 0:
-        users = [users]
-    index = pd.Index(pd.unique(pd.Series(list(users) if not hasattr(users, "__array__")
-                                         else np.asarray(users))))
+    if isinstance(users, (str, bytes, np.generic)) or not isinstance(users, Iterable):
+        values: Any = [users]
+    elif isinstance(users, pd.DataFrame) or hasattr(users, "columns"):  # polars, Arrow, ...
+        raise _not_users(users, f"a table ({type(users).__module__}.{type(users).__name__})")
+    elif hasattr(users, "__array__"):
+        values = np.asarray(users)
+        if values.ndim > 1:
+            raise _not_users(users, f"an array of shape {values.shape}")
+        values = values.reshape(-1)
+    else:
+        values = list(users)  # a list, tuple, set, range, generator, ...
+    try:
+        index = pd.Index(pd.unique(pd.Series(values)))
+    except TypeError as exc:  # unhashable values: lists of lists, dicts
+        raise _not_users(users, f"values that cannot be ids ({exc})") from None
     if index.hasnans:
         raise InvalidParameterError("users holds missing values", parameter="users")
     if fitted is not None:
@@ -57,9 +87,10 @@ def requested_users(users: Any, fitted: pd.Index | None = None, model: str = "mo
 class FittedIds:
     """The users and items a model was fitted on, each indexed in ascending id order.
 
-    Subclasses call :meth:`_index` in ``fit``; ``users_`` and ``items_`` are
-    :class:`pandas.Index` objects, and ``user_codes_`` / ``item_codes_`` the training rows'
-    positions in them.
+    Subclasses call :meth:`_fit_table` in ``fit`` (an empty ``train`` refused, then
+    :meth:`_index`); ``users_`` and ``items_`` are :class:`pandas.Index` objects, and
+    ``user_codes_`` / ``item_codes_`` the training rows' positions in them. Before ``fit``,
+    every method that needs them raises the same error (:meth:`_require_fitted`).
     """
 
     users_: pd.Index
@@ -67,17 +98,34 @@ class FittedIds:
     user_codes_: np.ndarray
     item_codes_: np.ndarray
 
+    @property
+    def _label(self) -> str:
+        """The model's name in messages."""
+        return type(self).__name__
+
+    def _fit_table(self, train: Any, *, rating: bool = False) -> pd.DataFrame:
+        """The checked training rows (canonical columns), indexed; an empty train is an error."""
+        table = training_rows(train, rating=rating, model=self._label)
+        self._index(table)
+        return table
+
     def _index(self, train: pd.DataFrame) -> None:
         self.users_ = pd.Index(np.sort(train["user_id"].unique()))
         self.items_ = pd.Index(np.sort(train["item_id"].unique()))
         self.user_codes_ = self.users_.get_indexer(pd.Index(train["user_id"])).astype(np.int64)
         self.item_codes_ = self.items_.get_indexer(pd.Index(train["item_id"])).astype(np.int64)
 
+    def _seen(self) -> TrainingPairs | None:
+        """The training pairs (what ``exclude="seen"`` leaves out); None before ``fit``."""
+        if not hasattr(self, "item_codes_"):
+            return None
+        return TrainingPairs(self.users_, self.items_, self.user_codes_, self.item_codes_)
+
     def _require_fitted(self) -> None:
+        """Every built-in model and adapter, used before ``fit``: one error naming it."""
         if not hasattr(self, "items_"):
-            raise InvalidParameterError(
-                f"{type(self).__name__} is not fitted: call fit(train) first",
-                parameter="model")
+            raise InvalidModelError(f"{self._label} is not fitted: call fit(train) first",
+                                    parameter="model")
 
     def _pairs(self, pairs: Any) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
         """The pairs with canonical columns, and their user and item codes (-1: unknown)."""
@@ -110,14 +158,16 @@ class FittedIds:
         if ties == "stable":
             position = np.empty(n, dtype=np.int64)
             position[order] = np.arange(n)
-            off, pos = exclusion_csr(exclude, index, self.items_, position=position)
+            off, pos = exclusion_csr(exclude, index, self.items_, position=position,
+                                     seen=self._seen(), model=type(self).__name__)
             offsets, out = top_k_global(order, off, pos, k)
             tied = ties_cut_in_walk(value[order], offsets, out, off, pos, k)
             rows = np.repeat(np.arange(len(index)), np.diff(offsets))
             ranked = RankedBlock(rows, order[out], value[order[out]], int(tied.sum()),
                                  "stable")
         else:
-            off, idx = exclusion_csr(exclude, index, self.items_)
+            off, idx = exclusion_csr(exclude, index, self.items_, seen=self._seen(),
+                                     model=type(self).__name__)
             ranked = top_k_scores(lambda c: np.broadcast_to(value, (len(c), n)),
                                   id_codes(index), n, k, exclude_indptr=off,
                                   exclude_indices=idx, ties=ties, seed=seed)
@@ -145,13 +195,14 @@ def frame(users: pd.Index, rows: np.ndarray, items: pd.Index, codes: np.ndarray,
 def rank_by_scores(model: str, scorer: Scorer, users: pd.Index, codes: np.ndarray,
                    items: pd.Index, k: Any, exclude: Any, ties: Any, seed: Any, *,
                    block_size: Any = None, note: str = "",
-                   finish: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
-                   ) -> pd.DataFrame:
+                   finish: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+                   seen: TrainingPairs | None = None) -> pd.DataFrame:
     """The ``user_id, item_id, score`` table of a full-catalog ranking by a score function.
 
     ``users`` are the requested ids (one list each, in this order), ``codes`` their codes
     (what ``scorer`` takes, and the users of the random tie keys), ``items`` the model's
-    items in code order. ``exclude`` (a table of pairs) is left out; ties follow ``ties``
+    items in code order. ``exclude`` (a table of pairs, or ``"seen"``: the pairs of
+    ``seen``) is left out; ties follow ``ties``
     (:func:`~receval.models._rank.top_k_scores`) and, when the cut at ``k`` splits a
     group of equal scores for some users, a :class:`~receval.exceptions.TiesAtCutoffWarning`
     names ``model``, their number and the policy applied (``note`` is appended).
@@ -160,7 +211,7 @@ def rank_by_scores(model: str, scorer: Scorer, users: pd.Index, codes: np.ndarra
     added after the ranking).
     """
     k = check_k(k)
-    off, idx = exclusion_csr(exclude, users, items)
+    off, idx = exclusion_csr(exclude, users, items, seen=seen, model=model)
     ranked = top_k_scores(scorer, codes, len(items), k, exclude_indptr=off,
                           exclude_indices=idx, ties=ties, seed=seed, block_size=block_size)
     warn_ties(model, ranked, k, note=note)

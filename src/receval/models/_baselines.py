@@ -3,7 +3,10 @@
 Every one is fitted on a table with ``user_id`` and ``item_id`` (aliases accepted, see
 :class:`receval.Columns`) and, for the mean predictors, a ``rating``; recommends only items
 seen in training; and, given ``exclude`` (a table of (user, item) pairs, e.g. the training
-rows), never recommends an excluded pair. Lists are cut at ``k`` (shorter when a user has
+rows, or ``"seen"``: the pairs given to ``fit``), never recommends an excluded pair.
+``users`` is one id or any one-dimensional collection of ids (see
+:meth:`receval.models.Factors.recommend`); an empty ``train`` is an
+:class:`~receval.exceptions.EmptyInputError`. Lists are cut at ``k`` (shorter when a user has
 fewer allowed items). Equal scores follow ``ties=``: ``"stable"`` (the default: ascending
 item id) or ``"random"`` (a seeded random order per user, ``seed=`` required); when the cut at
 ``k`` falls inside a group of equal scores for some users, ``recommend`` says so with a
@@ -24,7 +27,7 @@ from receval._seeds import check_seed
 from receval.data._idhash import id_hashes
 from receval.exceptions import InvalidParameterError
 from receval.models._base import FittedIds, check_k, frame, requested_users
-from receval.models._data import exclusion_csr, interactions, sorted_unique
+from receval.models._data import exclusion_csr, sorted_unique
 from receval.models._params import Params
 from receval.models._rank import check_ties
 
@@ -72,7 +75,7 @@ class Random(Params, FittedIds):
 
     def fit(self, train: Any) -> Random:
         """Remember the training items (the candidates)."""
-        self._index(interactions(train, rating=False))
+        self._fit_table(train)
         return self
 
     def _keys(self, users: pd.Index) -> np.ndarray:
@@ -90,7 +93,8 @@ class Random(Params, FittedIds):
         check_ties(ties, seed)
         index = requested_users(users, self.users_, "Random")
         n = len(self.items_)
-        off, codes = exclusion_csr(exclude, index, self.items_)
+        off, codes = exclusion_csr(exclude, index, self.items_, seen=self._seen(),
+                                   model="Random")
         offsets, items, ranks = permuted_top_k(self._keys(index), n, off, codes, k)
         rows = np.repeat(np.arange(len(index)), np.diff(offsets))
         return frame(index, rows, self.items_, items, (n - ranks) / n)
@@ -141,7 +145,7 @@ class MostPopular(Params, FittedIds):
 
     def fit(self, train: Any) -> MostPopular:
         """Count each item's users (or rows) in ``train``."""
-        self._index(interactions(train, rating=False))
+        self._fit_table(train)
         codes = self.item_codes_
         if self.by == "users":
             pair = sorted_unique(self.user_codes_ * len(self.items_) + codes)
@@ -175,12 +179,8 @@ class _MeanPredictor(Params, FittedIds):
     fallbacks_: dict[str, int]
 
     def _fit_mean(self, train: Any) -> pd.DataFrame:
-        table = interactions(train, rating=True)
-        self._index(table)
+        table = self._fit_table(train, rating=True)
         self.rating_ = table["rating"].to_numpy(dtype=np.float64)
-        if not len(self.rating_):
-            raise InvalidParameterError("train is empty: a mean needs at least one rating",
-                                        parameter="train")
         self.mean_ = float(self.rating_.mean())
         self.fallbacks_ = {}
         return table
@@ -215,8 +215,10 @@ class _MeanPredictor(Params, FittedIds):
 
 
 def _check_shrinkage(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-        raise InvalidParameterError(f"shrinkage must be a number >= 0, got {value!r}",
+    """A finite number >= 0 (infinity would make every mean mu's NaN: inf / inf)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 <= value < float("inf"):
+        raise InvalidParameterError(f"shrinkage must be a finite number >= 0, got {value!r}",
                                     parameter="shrinkage", examples=[value])
     return float(value)
 
@@ -300,6 +302,7 @@ class UserMean(_ShrunkMean):
     def recommend(self, users: Any, k: int, exclude: Any = None, ties: str = "stable",
                   seed: int | None = None) -> pd.DataFrame:
         """The first ``k`` allowed items in the tie order, score the user's mean."""
+        self._require_fitted()
         return self._constant_top_k(users, k, exclude, ties, seed, self.means_)
 
 

@@ -81,7 +81,8 @@ class Cornac(LibraryAdapter):
     ----------
     model : cornac.models.Recommender
         E.g. ``cornac.models.MF(k=10, seed=0)``, ``BPR(k=10, seed=0)``, ``ItemKNN(k=20)``;
-        (re)fitted by ``fit``.
+        never fitted itself: each ``fit`` fits a new copy (``model_``,
+        Cornac's own ``model.clone()``).
     rating : str or None
         Column of ``train`` Cornac sees as the rating (default ``"rating"``; when absent,
         or ``None``, 1.0 per row).
@@ -122,6 +123,10 @@ class Cornac(LibraryAdapter):
 
     _params = ("model", "rating", "rating_model", "unknown_users")
 
+    def _unfitted(self) -> Any:
+        """Cornac's own unfitted copy, ``model.clone()`` (constructor parameters deep-copied)."""
+        return fit_or_raise(self, self.model.clone)
+
     def fit(self, train: Any) -> Cornac:
         """Fit the wrapped model on a Cornac ``Dataset`` of the training rows."""
         from cornac.data import Dataset
@@ -131,7 +136,7 @@ class Cornac(LibraryAdapter):
         triples = list(zip(table["user_id"].tolist(), table["item_id"].tolist(),
                            ratings.tolist(), strict=True))
         data = fit_or_raise(self, Dataset.from_uir, triples)
-        fit_or_raise(self, self.model.fit, data)
+        fit_or_raise(self, self.model_.fit, data)
         self.cornac_users_ = _positions(data.uid_map, self.users_)
         self.cornac_items_ = _positions(data.iid_map, self.items_)
         self._load_parameters()
@@ -151,7 +156,7 @@ class Cornac(LibraryAdapter):
     def _load_parameters(self) -> None:
         from cornac.models import BPR, MF
 
-        m = self.model
+        m = self.model_
         u, i = self.cornac_users_, self.cornac_items_
         self.kind_ = "scores"
         if isinstance(m, (MF, BPR)) and getattr(m, "u_factors", None) is not None:
@@ -171,9 +176,9 @@ class Cornac(LibraryAdapter):
         rows = np.empty((len(codes), len(self.items_)), dtype=np.float64)
         for r, user in enumerate(self.cornac_users_[codes]):  # one Cornac call per user
             try:
-                scores = np.asarray(self.model.score(int(user)), dtype=np.float64)
+                scores = np.asarray(self.model_.score(int(user)), dtype=np.float64)
             except ScoreException:
-                scores = np.full(self.model.total_items, float(self.model.default_score()))
+                scores = np.full(self.model_.total_items, float(self.model_.default_score()))
             rows[r] = scores[self.cornac_items_]
         return rows
 
@@ -204,14 +209,14 @@ class CornacRating(Cornac):
         """
         table, u, i = self._pairs(pairs)
         ok = (u >= 0) & (i >= 0)
-        est = np.full(len(table), float(self.model.default_score()))
+        est = np.full(len(table), float(self.model_.default_score()))
         if self.kind_ == "factors":
             est[ok] = self._pair_scores(u[ok].astype(np.int64), i[ok].astype(np.int64))
         else:
             cu, ci = self.cornac_users_[u[ok]], self.cornac_items_[i[ok]]
-            est[ok] = [float(self.model.rate(int(a), int(b), clipping=False))
+            est[ok] = [float(self.model_.rate(int(a), int(b), clipping=False))
                        for a, b in zip(cu, ci, strict=True)]
-        low, high = float(self.model.min_rating), float(self.model.max_rating)
+        low, high = float(self.model_.min_rating), float(self.model_.max_rating)
         return table.reset_index(drop=True).assign(score=np.clip(est, low, high))
 
 

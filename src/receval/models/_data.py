@@ -7,7 +7,9 @@ here turn a model that breaks the protocol into a :class:`~receval.RecevalError`
 
 from __future__ import annotations
 
+import os
 import reprlib
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,15 +19,19 @@ from receval._columns import Columns
 from receval.data._encode import id_kind
 from receval.exceptions import (
     DataError,
+    EmptyInputError,
     IdTypeMismatchError,
     InvalidModelError,
+    InvalidParameterError,
     NonFiniteValueError,
     SchemaError,
 )
 
 __all__ = [
     "CANONICAL",
+    "EXCLUDE_KINDS",
     "ModelOutputError",
+    "TrainingPairs",
     "canonical",
     "check_id_kind",
     "check_predictions",
@@ -34,6 +40,7 @@ __all__ = [
     "exclusion_csr",
     "interactions",
     "sorted_unique",
+    "training_rows",
 ]
 
 #: Role -> the column name models see.
@@ -62,7 +69,7 @@ def canonical(data: Any, columns: Columns | dict[str, str] | None = None, *,
     from receval.data._adapters import to_frame
 
     cols = Columns.coerce(columns)
-    frame = to_frame(data, "truth")
+    frame = to_frame(data, "truth", name=name)
     avail = [str(c) for c in frame.columns]
     rename: dict[str, str] = {}
     for role, target in CANONICAL.items():
@@ -109,20 +116,70 @@ def interactions(data: Any, *, rating: bool, name: str = "train") -> pd.DataFram
     return out
 
 
+@dataclass(frozen=True)
+class TrainingPairs:
+    """The (user, item) pairs a model was fitted on, as codes: what ``exclude="seen"`` means.
+
+    ``users[user_codes[j]]``, ``items[item_codes[j]]`` is training row ``j``'s pair.
+    """
+
+    users: pd.Index
+    items: pd.Index
+    user_codes: np.ndarray
+    item_codes: np.ndarray
+
+    @classmethod
+    def of(cls, table: pd.DataFrame) -> TrainingPairs:
+        """The pairs of a table with canonical ``user_id`` / ``item_id`` columns."""
+        u, users = pd.factorize(table["user_id"])
+        i, items = pd.factorize(table["item_id"])
+        return cls(pd.Index(users), pd.Index(items), u.astype(np.int64), i.astype(np.int64))
+
+
+#: What ``exclude`` may be, for messages.
+EXCLUDE_KINDS = ("a table of (user, item) pairs (or the path of one), None, or 'seen' (the "
+                 "pairs given to fit)")
+
+
+def training_rows(train: Any, *, rating: bool, model: str) -> pd.DataFrame:
+    """:func:`interactions` of ``train`` for ``model.fit``; an empty ``train`` is an error.
+
+    Raises
+    ------
+    EmptyInputError
+        ``train`` has no row: naming ``train`` and ``model`` (every model refuses it, rather
+        than fitting nothing and failing later, or answering from no data).
+    """
+    table = interactions(train, rating=rating, name="train")
+    if not len(table):
+        raise EmptyInputError(f"{model}: train is empty (no rows): there is nothing to fit on",
+                              parameter="train")
+    return table
+
+
 def exclusion_csr(exclude: Any, users: pd.Index, items: pd.Index, *,
-                  position: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  position: np.ndarray | None = None, seen: TrainingPairs | None = None,
+                  model: str = "model") -> tuple[np.ndarray, np.ndarray]:
     """Per requested user, the sorted unique codes of the items to leave out.
 
     Parameters
     ----------
-    exclude : table or None
+    exclude : table, path, "seen" or None
         (user, item) pairs; pairs of users not requested or items the model does not know
-        are irrelevant and ignored.
+        are irrelevant and ignored. ``"seen"``: the pairs of ``seen``. Ids of another type
+        than ``users`` / ``items`` (``'12'`` for user ``12``) are an
+        :class:`~receval.exceptions.IdTypeMismatchError` naming ``model`` and ``exclude``:
+        they would never match, and exclude nothing, silently.
     users, items : pandas.Index
         The requested users (position = row of the output) and the model's items.
     position : numpy.ndarray, optional
         Map item code -> the value stored (e.g. its position in a global order); default the
         code itself.
+    seen : TrainingPairs, optional
+        The model's training pairs (``None``: the model records none, and ``"seen"`` is an
+        error naming ``model``).
+    model : str
+        The model's name, for messages.
 
     Returns
     -------
@@ -132,9 +189,24 @@ def exclusion_csr(exclude: Any, users: pd.Index, items: pd.Index, *,
     n = len(users)
     if exclude is None:
         return np.zeros(n + 1, dtype=np.int64), np.empty(0, dtype=np.int64)
-    pairs = canonical(exclude, name="exclude")
-    u = users.get_indexer(pd.Index(pairs["user_id"]))
-    i = items.get_indexer(pd.Index(pairs["item_id"]))
+    if isinstance(exclude, str) and exclude == "seen":
+        if seen is None:
+            raise InvalidParameterError(
+                f"{model}: exclude='seen' needs fit(train) first (fit records the pairs it "
+                f"leaves out)", parameter="exclude", examples=[exclude])
+        u = users.get_indexer(seen.users)[seen.user_codes]
+        i = seen.item_codes if seen.items is items else \
+            items.get_indexer(seen.items)[seen.item_codes]
+    else:
+        if isinstance(exclude, (str, os.PathLike)) and not os.path.exists(exclude):
+            raise InvalidParameterError(
+                f"{model}: exclude must be {EXCLUDE_KINDS}; got {exclude!r}, which is no "
+                f"file either", parameter="exclude", examples=[exclude])
+        pairs = canonical(exclude, name="exclude")
+        for role, known in (("user", users), ("item", items)):
+            check_id_kind(pairs[f"{role}_id"], known, role, model, "exclude")
+        u = users.get_indexer(pd.Index(pairs["user_id"]))
+        i = items.get_indexer(pd.Index(pairs["item_id"]))
     ok = (u >= 0) & (i >= 0)
     u, i = u[ok].astype(np.int64), i[ok].astype(np.int64)
     if position is not None:
@@ -339,9 +411,10 @@ def check_id_kind(ids: pd.Series, fitted: pd.Index, role: str, model: str,
     asked, known = id_kind(ids.iloc[:10_000]), id_kind(pd.Series(fitted[:10_000]))
     if asked != known:
         raise IdTypeMismatchError(
-            f"{model}: asked about {role} ids of type {asked} ({ids.dtype}, e.g. "
-            f"{ids.head(3).tolist()}) but fitted on {role} ids of type {known} "
+            f"{model}: asked about {role} ids of type {asked} in {parameter} ({ids.dtype}, "
+            f"e.g. {ids.head(3).tolist()}) but fitted on {role} ids of type {known} "
             f"({fitted.dtype}, e.g. {list(fitted[:3])}); ids are compared exactly, never "
             f"cast, so ids of another type never match a fitted one. Convert the ids of one "
             f"side",
-            column=f"{role}_id", parameter=parameter, examples=ids.head(5).tolist())
+            column=f"{role}_id", parameter=parameter,
+            examples=list(pd.unique(ids.iloc[:10_000]))[:5])

@@ -25,7 +25,7 @@ from receval.models._checks import (
     unknown_ids,
     unknown_policy,
 )
-from receval.models._data import canonical, interactions
+from receval.models._data import TrainingPairs, canonical, training_rows
 from receval.models._params import Params
 from receval.models._rank import block_rows, pair_scores
 
@@ -49,7 +49,8 @@ class _Catalog:
         Nothing is learned: the scores come from the factors or the function given to the
         constructor. Returns ``self``.
         """
-        self.seen_ = interactions(train, rating=False)[["user_id", "item_id"]]
+        self.seen_ = training_rows(train, rating=False, model=self._name())[
+            ["user_id", "item_id"]]
         return self
 
     def _name(self) -> str:
@@ -77,19 +78,11 @@ class _Catalog:
             table, u, i = table.loc[~bad].reset_index(drop=True), u[~bad], i[~bad]
         return table, u.astype(np.int64), i.astype(np.int64)
 
-    def _exclude(self, exclude: Any) -> Any:
-        if isinstance(exclude, str):
-            if exclude != "seen":
-                raise InvalidParameterError(
-                    f"exclude must be a table of (user, item) pairs, None, or 'seen' (the "
-                    f"pairs given to fit), got {exclude!r}", parameter="exclude",
-                    examples=[exclude])
-            if not hasattr(self, "seen_"):
-                raise InvalidParameterError(
-                    f"{self._name()}: exclude='seen' needs fit(train) first (fit records the "
-                    f"seen pairs)", parameter="exclude")
-            return self.seen_
-        return exclude
+    def _seen(self) -> TrainingPairs | None:
+        """The pairs given to ``fit`` (what ``exclude="seen"`` leaves out), if any."""
+        if not hasattr(self, "seen_"):
+            return None
+        return TrainingPairs.of(self.seen_)
 
     def _scores(self, codes: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -104,14 +97,19 @@ class _Catalog:
 
         Parameters
         ----------
-        users : id or sequence of ids
-            Users to rank for; one list each, users in ascending id order. Unknown users:
-            the ``unknown`` policy.
+        users : id or collection of ids
+            Users to rank for: one id, or a one-dimensional collection of ids (list, tuple, set,
+            range, numpy array, pandas Series or Index, or any iterable, e.g. a generator); one list
+            per distinct id. A table or a 2-D array is an error naming ``users``: pass its user
+            column. Ids of another type than the training ids are an
+            :class:`~receval.exceptions.IdTypeMismatchError`. Lists in ascending user id order.
+            Unknown users: the ``unknown`` policy.
         k : int
             List length (shorter when a user has fewer candidates).
-        exclude : table, "seen" or None
-            (user, item) pairs never recommended (e.g. the training rows); ``"seen"``: the
-            pairs given to :meth:`fit`.
+        exclude : table, path, "seen" or None
+            (user, item) pairs never recommended: a table (or the path of one), or ``"seen"``,
+            the pairs given to :meth:`fit`. Ids of another type than the training ids are
+            an :class:`~receval.exceptions.IdTypeMismatchError` naming ``exclude``.
         ties : {"stable", "random"}
             Order of equal scores: ascending item id, or a seeded random order.
         seed : int, optional
@@ -119,8 +117,9 @@ class _Catalog:
         """
         index, codes = self._users(users)
         return rank_by_scores(self._name(), self._scores, index, codes, self.items_, k,
-                              self._exclude(exclude), ties, seed, block_size=self.block_size,
-                              finish=lambda rows, s: self._finish(codes[rows], s))
+                              exclude, ties, seed, block_size=self.block_size,
+                              finish=lambda rows, s: self._finish(codes[rows], s),
+                              seen=self._seen())
 
 
 def _sorted(index: pd.Index) -> np.ndarray:
@@ -286,9 +285,9 @@ class ScoreFunction(Params, _Catalog):
 
     def _require(self) -> None:
         if not (hasattr(self, "users_") and hasattr(self, "items_")):
-            raise InvalidParameterError(
-                "ScoreFunction does not know its users and items: pass users= and items= "
-                "or call fit(train) first", parameter="model")
+            raise InvalidModelError(
+                "ScoreFunction is not fitted: call fit(train) first (or pass users= and "
+                "items=, the ids fn scores)", parameter="model")
 
     def _scores(self, codes: np.ndarray) -> np.ndarray:
         return self.fn(self.users_.take(codes).to_numpy())  # type: ignore[no-any-return]

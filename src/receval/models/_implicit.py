@@ -49,7 +49,7 @@ class Implicit(LibraryAdapter):
     ----------
     model : implicit.recommender_base.RecommenderBase
         An implicit model, e.g. ``implicit.als.AlternatingLeastSquares(factors=64)``; it is
-        (re)fitted by ``fit``.
+        never fitted itself: each ``fit`` fits a new copy (``model_``).
     weight : str, optional
         Column of ``train`` whose values are the confidences; default 1.0 per row.
     unknown_users : {"skip", "error"}
@@ -103,7 +103,7 @@ class Implicit(LibraryAdapter):
         # (and its item-item models warn about a COO matrix they build themselves)
         with threadpool_limits(1, "blas"), warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Method expects CSR input")
-            fit_or_raise(self, self.model.fit, user_items, show_progress=False)
+            fit_or_raise(self, self.model_.fit, user_items, show_progress=False)
         self._load_parameters()
         return self
 
@@ -128,7 +128,7 @@ class Implicit(LibraryAdapter):
     def _load_parameters(self) -> None:
         from implicit.nearest_neighbours import ItemItemRecommender
 
-        model = self.model
+        model = self.model_
         if isinstance(model, ItemItemRecommender):
             self.kind_ = "neighbours"
             self.similarity_ = model.similarity.tocsr().astype(np.float64)

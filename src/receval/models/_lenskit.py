@@ -3,8 +3,9 @@
 LensKit (Ekstrand; ``pip install "receval[lenskit]"``; LensKit 2025.8 needs pandas 2) trains
 pipelines on a ``lenskit.data.Dataset``. ``fit`` builds it with ``from_interactions_df`` from
 the training rows (``user_id``, ``item_id`` and the ``rating`` column when ``train`` has one;
-``rating=`` names another, ``None`` leaves ratings out) and trains the pipeline: the one
-given, or, for a scorer component, LensKit's own ``topn_pipeline(scorer)`` (with
+``rating=`` names another, ``None`` leaves ratings out) and trains a new, untrained copy
+(``model_``) of the pipeline given (``Pipeline.clone()``), or, for a scorer component, LensKit's
+own ``topn_pipeline`` of a new scorer with the same config (with
 ``predicts_ratings=True`` for rating predictors, which adds LensKit's ``BiasScorer``
 fallback).
 
@@ -21,6 +22,7 @@ ranker or reranker is not used. ``predict`` exists when the pipeline predicts ra
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -58,7 +60,8 @@ class LensKit(LibraryAdapter):
     ----------
     model : lenskit.pipeline.Component or lenskit.pipeline.Pipeline
         A scorer, e.g. ``ImplicitMFScorer(embedding_size=32)``, or a pipeline with a
-        ``"scorer"`` node (e.g. from ``topn_pipeline``); trained by ``fit``.
+        ``"scorer"`` node (e.g. from ``topn_pipeline``); never trained itself: each ``fit``
+        trains a new copy (``model_``).
     rating : str or None
         Column of ``train`` LensKit sees as the rating (default ``"rating"`` when present).
     unknown_users : {"skip", "error"}
@@ -98,6 +101,17 @@ class LensKit(LibraryAdapter):
 
     _params = ("model", "rating", "unknown_users")
 
+    def _unfitted(self) -> Any:
+        """A new, untrained copy: ``Pipeline.clone()``, or the scorer built from its config.
+
+        (LensKit's components skip ``train`` once trained, so the same instance would keep
+        the first training data.)
+        """
+        clone = getattr(self.model, "clone", None)
+        if callable(getattr(self.model, "nodes", None)) and callable(clone):
+            return fit_or_raise(self, clone)
+        return fit_or_raise(self, type(self.model), config=copy.deepcopy(self.model.config))
+
     def __repr__(self) -> str:
         node = getattr(self.model, "node", None)
         if not callable(node):
@@ -123,10 +137,10 @@ class LensKit(LibraryAdapter):
                                         parameter="rating", examples=[self.rating])
         data = fit_or_raise(self, from_interactions_df, pd.DataFrame(table),
                             user_col="user_id", item_col="item_id", rating_col=rating_col)
-        if isinstance(self.model, Pipeline):
-            pipeline = self.model
+        if isinstance(self.model_, Pipeline):
+            pipeline = self.model_
         else:
-            pipeline = topn_pipeline(self.model, predicts_ratings=_rating_scorer(self.model))
+            pipeline = topn_pipeline(self.model_, predicts_ratings=_rating_scorer(self.model_))
         fit_or_raise(self, pipeline.train, data)
         self.pipeline_ = pipeline
         return self

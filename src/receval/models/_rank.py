@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from receval._kernels.selection import select_top_k, tie_key
+from receval._seeds import check_seed
 from receval.exceptions import InvalidModelError, InvalidParameterError, TiesAtCutoffWarning, warn
 
 __all__ = ["BLOCK_BYTES", "TIE_POLICIES", "RankedBlock", "block_rows", "check_ties",
@@ -81,8 +82,9 @@ def check_ties(ties: Any, seed: Any) -> int | None:
     Raises
     ------
     InvalidParameterError
-        An unknown policy (naming ``ties`` and the allowed values), ``"random"`` without an
-        integer ``seed``.
+        An unknown policy (naming ``ties`` and the allowed values), ``"random"`` without a
+        ``seed`` from 0 to 2**63 - 1 (:func:`~receval._seeds.check_seed`: the rule of
+        ``Random(seed=)``, the splits and the specs).
     """
     if not isinstance(ties, str) or ties not in TIE_POLICIES:
         raise InvalidParameterError(
@@ -90,11 +92,7 @@ def check_ties(ties: Any, seed: Any) -> int | None:
             parameter="ties", examples=[ties])
     if ties == "stable":
         return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise InvalidParameterError(
-            f"ties='random' needs an integer seed (the same seed gives the same lists in any "
-            f"process), got seed={seed!r}", parameter="seed", examples=[seed])
-    return int(seed)
+    return check_seed(seed)
 
 
 def block_rows(n_items: int, block_size: Any = None) -> int:

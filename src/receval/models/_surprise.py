@@ -22,8 +22,9 @@ from receval.exceptions import (
     TiesAtCutoffWarning,
     warn,
 )
+from receval.models._adapter import refuse_class
 from receval.models._base import FittedIds, check_k, frame, requested_users
-from receval.models._data import exclusion_csr, interactions
+from receval.models._data import exclusion_csr
 from receval.models._params import Params
 from receval.models._rank import block_rows, top_k_scores, warn_ties
 from receval.models._surprise_factors import (
@@ -132,6 +133,7 @@ class Surprise(Params, FittedIds):
 
     def __init__(self, algo: Any, *, candidates: str = "unseen", vectorised: bool = True
                  ) -> None:
+        refuse_class(algo, "Surprise", "a Surprise algorithm instance", parameter="algo")
         if not (hasattr(algo, "fit") and hasattr(algo, "test")):
             raise InvalidParameterError(
                 f"algo must be a Surprise algorithm (an AlgoBase with fit and test), got "
@@ -157,10 +159,7 @@ class Surprise(Params, FittedIds):
             raise BackendUnavailableError(
                 "rv.models.Surprise needs scikit-surprise: pip install 'receval[surprise]'",
                 parameter="algo") from None
-        table = interactions(train, rating=True)
-        if not len(table):
-            raise InvalidParameterError("train is empty", parameter="train")
-        self._index(table)
+        table = self._fit_table(train, rating=True)
         ratings = table["rating"].to_numpy(dtype=np.float64)
         self.rating_scale_ = (float(ratings.min()), float(ratings.max()))
         reader = Reader(rating_scale=self.rating_scale_)
@@ -234,7 +233,8 @@ class Surprise(Params, FittedIds):
 
         ``exclude``, and the user's training items unless ``candidates="all"``.
         """
-        off, excluded = exclusion_csr(exclude, index, self.items_)
+        off, excluded = exclusion_csr(exclude, index, self.items_, seen=self._seen(),
+                                      model=self._label)
         if self.candidates == "all":
             return off, excluded
         row_of = np.full(len(self.users_), -1, dtype=np.int64)
@@ -268,14 +268,21 @@ class Surprise(Params, FittedIds):
 
         Parameters
         ----------
-        users : sequence
-            User ids; users the model was not fitted on get Surprise's estimates for an
-            unknown user (the training mean, or a bias-only estimate).
+        users : id or collection of ids
+            The users: one id, or a one-dimensional collection of ids (list, tuple, set, range,
+            numpy array, pandas Series or Index, or any iterable, e.g. a generator); one
+            list per distinct id. A table or a 2-D array is an error naming ``users``: pass
+            its user column. Ids of another type than the training ids are an
+            :class:`~receval.exceptions.IdTypeMismatchError`. Users the model was not fitted on get
+            Surprise's estimates for an unknown user (the training mean, or a bias-only
+            estimate).
         k : int
             List length.
-        exclude : table, optional
-            (user, item) pairs to leave out, besides the training items
-            (``candidates="unseen"``).
+        exclude : table, path, "seen" or None
+            (user, item) pairs never recommended: a table (or the path of one), or ``"seen"``, the
+            pairs given to :meth:`fit`. Ids of another type than the training ids are an
+            :class:`~receval.exceptions.IdTypeMismatchError` naming ``exclude``. Left out besides
+            the training items (``candidates="unseen"``).
         ties : {"stable", "random", "neighbours"}
             Order of equal estimates: ascending item id; a seeded random order (``seed``);
             or, for the k-NN algorithms, more neighbours first (``actual_k``), then item id.
