@@ -94,13 +94,14 @@ def test_unknown_users_bad_models_and_unfitted():
             rv.models.LensKit(bad)
 
 
-def test_fit_raising_is_chained():
+def test_fit_raising_is_chained(monkeypatch):
     model = rv.models.LensKit(BiasedMFScorer(embedding_size=4))
 
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("no ratings")
 
-    model.model.train = boom
+    # fit trains a fresh copy of the scorer: the class's train is the one it calls
+    monkeypatch.setattr(BiasedMFScorer, "train", boom)
     with pytest.raises(InvalidModelError, match="no ratings") as info:
         model.fit(log(24))
     assert isinstance(info.value.__cause__, RuntimeError)
@@ -138,3 +139,20 @@ def test_parameters_and_repr():
     assert model.get_params(deep=True)["model__embedding_size"] == 8
     piped = rv.models.LensKit(topn_pipeline(ItemKNNScorer(k=7)))
     assert repr(piped) == "LensKit(Pipeline(scorer=ItemKNNScorer(max_nbrs=7)))"  # its config name
+
+
+@pytest.mark.parametrize("make", [lambda: BiasedMFScorer(embedding_size=4, epochs=3),
+                                  lambda: ItemKNNScorer(max_nbrs=5)])
+def test_a_refit_starts_from_scratch(make):
+    """fit trains a new copy: a refit gives the lists of a fresh fit; the scorer given stays."""
+    from lenskit.random import set_global_rng
+
+    big, small = log(40), log(24)
+    users = sorted(small.user_id.unique())
+    set_global_rng(7)  # LensKit's ALS draws its initial factors from the global generator
+    fresh = rv.models.LensKit(make()).fit(small).recommend(users, 5)
+    model = rv.models.LensKit(make())
+    model.fit(big)
+    set_global_rng(7)
+    again = model.fit(small).recommend(users, 5)
+    pd.testing.assert_frame_equal(fresh, again)
