@@ -26,8 +26,8 @@ from receval.exceptions import (
     warn,
 )
 from receval.metrics import Metric
-from receval.models._guard import as_model
 from receval.models._params import constructor_params, param_repr
+from receval.models._spec import as_model
 
 __all__ = ["check_cutoffs", "check_folds", "check_models", "check_options",
            "check_rating_only", "model_params", "warn_test_in_train"]

@@ -12,23 +12,19 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from receval.exceptions import InvalidModelError, RecevalError
 from receval.models._params import is_surprise_algo
 
-__all__ = ["as_model", "guarded", "refusal"]
+__all__ = ["guarded", "refusal"]
 
 _T = TypeVar("_T")
 
 #: Top-level module of a library -> (its adapter in receval.models, the extra to install).
 _ADAPTERS = {"implicit": ("Implicit", "implicit"), "lenskit": ("LensKit", "lenskit"),
              "cornac": ("Cornac", "cornac")}
-
-
-def _fail(name: str, message: str) -> InvalidModelError:
-    return InvalidModelError(f"model {name!r}: {message}", parameter="models", examples=[name])
 
 
 def _sklearn_like(model: Any) -> bool:
@@ -98,28 +94,6 @@ def refusal(model: Any) -> str | None:
         return (f"{type(model).__name__} needs fit(train) and recommend(users, k, "
                 f"exclude=None) and/or predict(pairs); it has {', '.join(has) or 'none of them'}")
     return None
-
-
-def as_model(name: str, model: Any) -> Any:
-    """``model`` if it follows the protocol; a spec (str or mapping) built with ``from_spec``.
-
-    Raises
-    ------
-    InvalidModelError
-        Naming ``name`` (or the spec): a class instead of an instance, an unwrapped Surprise
-        algorithm (wrap it: ``rv.models.Surprise(algo)``), a scikit-learn estimator, another
-        library's model (cornac, implicit, lenskit: its adapter named, even when it has a
-        ``recommend`` of its own), or no ``fit`` / no ``recommend`` and ``predict``; the
-        same for the object a spec builds.
-    """
-    if isinstance(model, (str, Mapping)):
-        from receval.models._spec import from_spec
-
-        return from_spec(model)
-    reason = refusal(model)
-    if reason is not None:
-        raise _fail(name, reason)
-    return model
 
 
 def guarded(name: str, method: str, fold: int | None, call: Callable[[], _T]) -> _T:

@@ -33,7 +33,7 @@ from receval.exceptions import (
 from receval.models._guard import refusal
 from receval.models._params import _SURPRISE_OPTIONS, _accepts_kwargs, _signature_names
 
-__all__ = ["BUILTINS", "from_spec"]
+__all__ = ["BUILTINS", "as_model", "from_spec"]
 
 #: Spec name -> class name in receval.models.
 BUILTINS = {"random": "Random", "most-popular": "MostPopular", "popular": "MostPopular",
@@ -350,3 +350,24 @@ def from_spec(spec: Any) -> Any:
         raise _fail(spec, f"a model spec is a non-empty string or a mapping; the forms are "
                     f"{', '.join(_FORMS)}", error=InvalidModelError)
     return _from_text(spec, text.strip(), params)
+
+
+def as_model(name: str, model: Any) -> Any:
+    """``model`` if it follows the protocol; a spec (str or mapping) built with ``from_spec``.
+
+    Raises
+    ------
+    InvalidModelError
+        Naming ``name`` (or the spec): a class instead of an instance, an unwrapped Surprise
+        algorithm (wrap it: ``rv.models.Surprise(algo)``), a scikit-learn estimator, another
+        library's model (cornac, implicit, lenskit: its adapter named, even when it has a
+        ``recommend`` of its own), or no ``fit`` / no ``recommend`` and ``predict``; the
+        same for the object a spec builds.
+    """
+    if isinstance(model, (str, Mapping)):
+        return from_spec(model)
+    reason = refusal(model)
+    if reason is not None:
+        raise InvalidModelError(f"model {name!r}: {reason}", parameter="models",
+                                examples=[name])
+    return model
