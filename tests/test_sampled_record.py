@@ -167,6 +167,23 @@ def test_a_negative_corrected_mean_warns_at_the_callers_line():
     assert fine.settings["sampled"]["out_of_range"] == []
 
 
+# the advice names other remedies than the correction in use
+@pytest.mark.parametrize(("correction", "mean", "advice"), [
+    ("minimal_bias", -0.7242, "use correction='bias_variance' or 'rank_estimate', or more"),
+    ("bias_variance", -0.6216, "use a larger gamma (the weight of the variance), "
+                               "correction='rank_estimate', or more lists"),
+])
+def test_the_advice_never_suggests_the_correction_in_use(correction, mean, advice):
+    with pytest.warns(SampledCorrectionWarning) as caught:
+        ev = rv.sampled.evaluate(BOTH_SECOND, POS, ["hr@2"], n_items=10,
+                                 correction=correction, strategy="uniform")
+    assert ev["hr@2"] == pytest.approx(mean, abs=1e-4)
+    message = str(caught[0].message)
+    assert f"correction={correction!r} gives means outside" in message
+    assert advice in message
+    assert message.count(repr(correction)) == 1  # only where it says what was used
+
+
 def test_the_range_is_that_of_one_positive():
     # precision@2 at one positive is 1/2 at most: a corrected mean above 1/2 is outside it
     ev = rv.sampled.evaluate(SCORED, POS, ["p@2"], n_items=7, correction="rank_estimate",

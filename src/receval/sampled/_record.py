@@ -111,7 +111,18 @@ def out_of_range(means: dict[str, float], ranges: dict[str, tuple[float, float]]
         warn(f"correction={correction!r} gives means outside the metric's range: {shown}. "
              f"The correction's table (settings['sampled']['tables']) has entries outside "
              f"the range that cancel out only on average over many samplings, and "
-             f"{n_lists} lists are too few for that here; use correction='bias_variance' or "
-             f"'rank_estimate', or more lists (docs/sampled.md, 'When a correction is "
-             f"safe'). Metrics: {format_examples(bad, len(bad))}", SampledCorrectionWarning)
+             f"{n_lists} lists are too few for that here; {_ADVICE.get(correction, _MORE)} "
+             f"(docs/sampled.md, 'When a correction is safe'). Metrics: "
+             f"{format_examples(bad, len(bad))}", SampledCorrectionWarning)
     return bad
+
+
+_MORE = "use more lists"
+#: What to use instead of a correction whose mean left the range: never itself
+#: (rank_estimate's table is the metric at a rank, always in range; minimal_bias varies
+#: more than bias_variance, so it is no advice for it).
+_ADVICE = {
+    "minimal_bias": "use correction='bias_variance' or 'rank_estimate', or more lists",
+    "bias_variance": "use a larger gamma (the weight of the variance), "
+                     "correction='rank_estimate', or more lists",
+}
