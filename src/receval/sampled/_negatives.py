@@ -248,10 +248,12 @@ def negatives(test: Any, n: int = 99, *, items: Iterable[Any] | None = None,
     test_u, test_i = _codes(user_index, tp.user), _codes(catalog, tp.item)
     if (test_i < 0).any():
         bad = np.flatnonzero(test_i < 0)
-        ex = list(tp.item.iloc[bad[:5]])
-        raise DataError(f"{len(bad)} test items are not in items=, e.g. "
-                        f"{format_examples(ex, len(bad))}; the catalog must hold every "
-                        f"positive", parameter="items", n_bad=len(bad), examples=ex)
+        missing = pd.unique(tp.item.iloc[bad])
+        ex = list(missing[:5])
+        raise DataError(f"{len(missing)} test items ({len(bad)} test rows) are not in "
+                        f"items=, e.g. {format_examples(ex, len(missing))}; the catalog must "
+                        f"hold every positive", parameter="items", n_bad=len(missing),
+                        examples=ex)
     n_items = len(catalog)
     _duplicates(test_u, test_i, n_items, tp)
     train_u = _codes(user_index, xp.user) if xp is not None else np.empty(0, np.int64)
