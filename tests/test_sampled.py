@@ -100,6 +100,15 @@ def test_negatives_bad_input(kwargs, error, match):
         rv.sampled.negatives(TEST, **kwargs)
 
 
+def test_test_items_outside_the_catalog_are_counted_once_each():
+    # rows (2, 7), (3, 7), (3, 8) are outside items 0..4: 2 distinct items in 3 test rows
+    test = pd.DataFrame({"user_id": [1, 2, 3, 3], "item_id": [0, 7, 7, 8]})
+    with pytest.raises(DataError, match=r"^2 test items \(3 test rows\) are not in items=, "
+                                        r"e\.g\. 7, 8; ") as info:
+        rv.sampled.negatives(test, n=2, items=range(5))
+    assert (info.value.n_bad, info.value.examples) == (2, (7, 8))
+
+
 def test_negatives_repeated_test_pair_is_an_error():
     test = pd.DataFrame({"user_id": [1, 1], "item_id": [0, 0]})
     with pytest.raises(DuplicateRowError, match="repeats 1"):
@@ -254,6 +263,9 @@ def test_uncorrected_values_are_the_sampled_lists_metrics():
     assert (rec["strategy"], rec["gamma"]) == (None, None)
     assert "sampled: m=3 negatives per positive, n=7 items" in ev.caption
     assert "correction=none" in repr(ev)
+    assert ev.per_user.index.name == "user"  # one list per user: the lists are the users
+    assert ev.settings["columns"] == {"user": "user_id", "item": "item_id", "score": "score",
+                                      "truth_user": "user_id", "truth_item": "item_id"}
 
 
 def test_rank_estimate_hand_computed():
@@ -429,10 +441,57 @@ def test_several_lists_per_user_from_negatives_are_evaluated_one_by_one():
     cand["score"] = np.where(cand["positive"], 1.0, 0.0) - 0.01 * cand["item_id"]
     ev = rv.sampled.evaluate(cand, TEST, ["hr@1", "auc"], n_items=12)
     assert ev.per_user.index.tolist() == [0, 1, 2]  # the list ids
+    assert ev.per_user.index.name == "list_id"
+    assert ev.settings["columns"]["user"] == "list_id"
     assert ev["hr@1"] == 1.0
     assert ev.settings["sampled"]["list_key"] == "list_id"
     assert ev.settings["sampled"]["strategy"] == "uniform"
     assert ev.settings["sampled"]["seed"] == 2
+
+
+# user 1's negative 'b' twice: once the repeat is dropped, user 1 has m = 3 negatives again
+REPEATED = pd.concat([SCORED, SCORED.iloc[[2]]], ignore_index=True)
+
+
+@pytest.mark.parametrize("correction", ["none", "rank_estimate", "minimal_bias",
+                                        "bias_variance"])
+@pytest.mark.parametrize("duplicates", ["first", "best"])
+@pytest.mark.parametrize("list_id", [False, True])
+def test_repeated_negatives_are_dropped_before_m_is_counted(correction, duplicates, list_id):
+    scored, repeated = SCORED, REPEATED
+    if list_id:  # the lists told apart by a list_id column: 10 and 20
+        scored = SCORED.assign(list_id=SCORED["user_id"] * 10)
+        repeated = REPEATED.assign(list_id=REPEATED["user_id"] * 10)
+    options = {"n_items": 7, "correction": correction, "strategy": "uniform"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SampledCorrectionWarning)
+        want = rv.sampled.evaluate(scored, POS, ["mrr@3", "auc"], **options)
+        got = rv.sampled.evaluate(repeated, POS, ["mrr@3", "auc"], duplicates=duplicates,
+                                  **options)
+    assert got.settings["sampled"]["m"] == 3  # 4 rows - 1 positive, not 5 - 1
+    assert got.settings["recs_duplicates_dropped"] == 1
+    assert want.settings["recs_duplicates_dropped"] == 0
+    pd.testing.assert_frame_equal(got.per_user, want.per_user, rtol=0, atol=TOL)
+    assert got.settings["sampled"].get("tables") == want.settings["sampled"].get("tables")
+    if correction == "rank_estimate":
+        # user 1: r' = 2, m = 3 -> r^ = 1 + 6 * 1 / 3 = 3 -> 1/3 (m = 4 would give
+        # r^ = 1 + 6 / 4 = 2.5 -> 0.4)
+        assert got.per_user["MRR@3"].iloc[0] == pytest.approx(1 / 3, abs=TOL)
+
+
+@pytest.mark.parametrize(("list_id", "names"), [
+    (False, r"\(user, item\) pairs over 1 users, e\.g\. \(1, 'b'\).*"
+            r"columns 'user_id', 'item_id'"),
+    (True, r"\(list_id, item\) pairs over 1 lists, e\.g\. \(10, 'b'\).*"
+           r"columns 'list_id', 'item_id'"),
+])
+def test_a_repeated_item_names_the_columns_of_scored(list_id, names):
+    repeated = REPEATED.assign(list_id=REPEATED["user_id"] * 10) if list_id else REPEATED
+    with pytest.raises(DuplicateRowError, match="scored: 1 repeated " + names) as info:
+        rv.sampled.evaluate(repeated, POS, ["mrr@3"], n_items=7)
+    assert "'key'" not in str(info.value)
+    with pytest.raises(InvalidParameterError, match="duplicates must be one of"):
+        rv.sampled.evaluate(repeated, POS, ["mrr@3"], n_items=7, duplicates="last")
 
 
 # -- bad input ---------------------------------------------------------------------------------

@@ -40,8 +40,13 @@ def first_of_each_pair(user: np.ndarray, item: np.ndarray, n_items: int,
 
 def resolve_duplicates(table: InputTable, user: np.ndarray, item: np.ndarray,
                        users: pd.Index, items: pd.Index, policy: str,
-                       priority: np.ndarray | None) -> np.ndarray | None:
-    """Apply the ``duplicates`` policy; return a keep-mask, or None when nothing repeats."""
+                       priority: np.ndarray | None, unit: tuple[str, str] = ("user", "users")
+                       ) -> np.ndarray | None:
+    """Apply the ``duplicates`` policy; return a keep-mask, or None when nothing repeats.
+
+    ``unit`` names what ``user`` codes in messages (singular, plural): sampled lists are
+    ``("list_id", "lists")`` when a user has several.
+    """
     keep = first_of_each_pair(user, item, len(items),
                               priority if policy == "best" else None)
     if keep.all():
@@ -51,7 +56,8 @@ def resolve_duplicates(table: InputTable, user: np.ndarray, item: np.ndarray,
         pairs = [(users[user[i]], items[item[i]]) for i in dup[:5]]
         n_users = len(np.unique(user[dup]))
         raise DuplicateRowError(
-            f"{table.name}: {len(dup)} repeated (user, item) pairs over {n_users} users, e.g. "
+            f"{table.name}: {len(dup)} repeated ({unit[0]}, item) pairs over {n_users} "
+            f"{unit[1]}, e.g. "
             f"{format_examples(pairs, len(dup))}; a repeated item would be counted twice. "
             f"Remove the repeats (columns {table.columns['user']!r}, "
             f"{table.columns['item']!r}) or pass duplicates='first' (keep the first row) or "

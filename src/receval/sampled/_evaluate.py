@@ -12,7 +12,7 @@ import pandas as pd
 
 from receval import conventions
 from receval._columns import Columns
-from receval._evaluate import _parse_metrics
+from receval._evaluate import _POLICIES, _choice, _parse_metrics
 from receval._evaluate import evaluate as _engine_evaluate
 from receval._exact import exact_mean
 from receval._result import EvaluationResult
@@ -243,7 +243,9 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
     _supported(specs, correction)
     if model is not None:
         scored = scored_by(model, scored, Columns.coerce(columns))
-    lists = read_lists(scored, test, Columns.coerce(columns), int(n_items))
+    duplicates = _choice("duplicates", evaluate_options.get("duplicates", "error"),
+                         _POLICIES["duplicates"])
+    lists = read_lists(scored, test, Columns.coerce(columns), int(n_items), duplicates)
     strategy = resolve_strategy(strategy, lists.record.get("strategy"), correction)
     check_catalog(int(n_items), lists.record.get("n_items"), correction)
     corrected = [m for _, m in specs if not isinstance(m, AUC)]
@@ -254,6 +256,9 @@ def evaluate(scored: Any, test: Any, metrics: str | Metric | Iterable[str | Metr
                              asked + [f"mrr(ties={q})" for q in extra],
                              columns=lists.columns, **evaluate_options)
     plain, ranked = _split_off(plain, [_rr_label(q) for q in extra])
+    if lists.dropped:  # read_lists applied the duplicates policy: the engine saw none
+        plain = dataclasses.replace(plain, settings={
+            **plain.settings, "recs_duplicates_dropped": lists.dropped})
     record: dict[str, Any] = {
         "m": _m_record(lists.m), "n": int(n_items),
         "strategy": strategy, "correction": correction,
@@ -447,6 +452,7 @@ def _with_record(result: EvaluationResult, new: dict[str, np.ndarray],
                  record: dict[str, Any]) -> EvaluationResult:
     """The engine's result with corrected per-list values and ``settings['sampled']``."""
     per_user = result.per_user.copy()
+    per_user.index.name = record["list_key"]  # "user", or "list_id": one row per list
     summaries = dict(result.summaries)
     for label, values in new.items():
         per_user[label] = values

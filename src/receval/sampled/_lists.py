@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -10,6 +10,7 @@ import pandas as pd
 
 from receval._columns import Columns
 from receval.data._adapters import to_frame
+from receval.data._checks import resolve_duplicates
 from receval.data._encode import encode_ids
 from receval.data._table import recs_table
 from receval.exceptions import DataError, InvalidParameterError, SchemaError, format_examples
@@ -22,9 +23,11 @@ __all__ = ["Lists", "read_lists"]
 class Lists:
     """Scored lists ready for the engine: one row per candidate, one positive per list.
 
-    ``recs`` has the columns ``key`` (the list: user id, or ``list_id``), ``item`` and
-    ``score`` or ``rank``; ``truth`` has one ``(key, item)`` row per list, its positive;
-    ``m`` is the number of negatives of each list, indexed by key.
+    ``recs`` has the list key (the user column of ``scored``, or ``list_id``), the item
+    column and the score or rank column of ``scored``, under their names there (``columns``
+    maps them); ``truth`` has one ``(key, item)`` row per list, its positive;
+    ``m`` is the number of negatives of each list, indexed by key, counted after the
+    ``duplicates`` policy dropped repeated items; ``dropped`` is how many rows it dropped.
     """
 
     recs: pd.DataFrame
@@ -33,6 +36,7 @@ class Lists:
     m: pd.Series
     key: str
     record: dict[str, Any]
+    dropped: int = 0
 
 
 def _flag(frame: pd.DataFrame, name: str) -> np.ndarray | None:
@@ -45,8 +49,14 @@ def _flag(frame: pd.DataFrame, name: str) -> np.ndarray | None:
     return np.asarray(col.to_numpy(dtype=bool))
 
 
-def read_lists(scored: Any, test: Any, columns: Columns, n_items: int) -> Lists:
-    """Validate the lists of ``scored`` against ``test`` and build the engine's tables."""
+def read_lists(scored: Any, test: Any, columns: Columns, n_items: int,
+               duplicates: str = "error") -> Lists:
+    """Validate the lists of ``scored`` against ``test`` and build the engine's tables.
+
+    An item repeated in a list goes through the ``duplicates`` policy here, before the
+    lists are counted: ``m`` is then each list's number of distinct negatives, and the
+    error names the columns of ``scored`` (the user or ``list_id`` column, and the item).
+    """
     frame = to_frame(scored, "scored")
     record = dict(frame.attrs.get(ATTRS_KEY, {}))
     rt = recs_table(frame, columns)
@@ -78,20 +88,35 @@ def read_lists(scored: Any, test: Any, columns: Columns, n_items: int) -> Lists:
     key_name = "list_id" if "list_id" in frame.columns else rt.columns["user"]
     keys = frame["list_id"].reset_index(drop=True) if key_name == "list_id" else rt.user
     codes, uniques = pd.factorize(keys, sort=True)
+    values = rt.score if rt.score is not None else rt.rank
+    best = rt.score if rt.score is not None else (-rt.rank if rt.rank is not None else None)
+    unit = ("list_id", "lists") if key_name == "list_id" else ("user", "users")
+    named = replace(rt, name="scored", columns={**rt.columns, "user": key_name})
+    keep = resolve_duplicates(named, codes, si, uniques, items, duplicates, best, unit)
+    dropped = 0
+    if keep is not None:
+        dropped = int((~keep).sum())
+        rows = np.flatnonzero(keep)
+        keys, codes, positive = keys.iloc[rows].reset_index(drop=True), codes[rows], positive[rows]
+        item_ids = rt.item.iloc[rows].reset_index(drop=True)
+        values = values[rows] if values is not None else None
+    else:
+        item_ids = rt.item
     size = np.bincount(codes, minlength=len(uniques))
     n_pos = np.bincount(codes, weights=positive, minlength=len(uniques)).astype(np.int64)
     _check_lists(uniques, size, n_pos, n_items, key_name)
-    score_col = "score" if rt.score is not None else "rank"
-    values = rt.score if rt.score is not None else rt.rank
+    role = "score" if rt.score is not None else "rank"
     if values is None:
         raise SchemaError("scored needs a score (higher is better) or a rank column to order "
                           "each list", column="score")
-    recs = pd.DataFrame({"key": keys, "item": rt.item, score_col: values})
-    truth = pd.DataFrame({"key": keys[positive].reset_index(drop=True),
-                          "item": rt.item[positive].reset_index(drop=True)})
-    cols = Columns(user="key", item="item", **{score_col: score_col})
+    # the engine's tables keep the columns of scored, so its messages and settings name them
+    key_col, item_col, value_col = key_name, rt.columns["item"], rt.columns[role]
+    recs = pd.DataFrame({key_col: keys, item_col: item_ids, value_col: values})
+    truth = pd.DataFrame({key_col: keys[positive].reset_index(drop=True),
+                          item_col: item_ids[positive].reset_index(drop=True)})
+    cols = Columns(user=key_col, item=item_col, **{role: value_col})
     m = pd.Series(size - 1, index=pd.Index(uniques), dtype=np.int64)
-    return Lists(recs, truth, cols, m, key_name, record)
+    return Lists(recs, truth, cols, m, key_name, record, dropped)
 
 
 def _member(keys: np.ndarray, sorted_unique: np.ndarray) -> np.ndarray:
