@@ -263,6 +263,55 @@ def test_bad_parameters(bad: str) -> None:
         rv.metrics.parse(bad)
 
 
+# P_i = (n_i / max n)^((gamma + 1) / 2) with n_i / max n in (0, 1] is a propensity in (0, 1]
+# only when the exponent (gamma + 1) / 2 >= 0, i.e. gamma >= -1
+@pytest.mark.parametrize("gamma", ["-1.0001", "-3", "-1e9"])
+def test_popularity_gamma_below_minus_one_is_refused(gamma: str) -> None:
+    with pytest.raises(InvalidParameterError, match=r"gamma must be a number >= -1") as err:
+        rv.metrics.parse(f"recall(propensity='popularity(gamma={gamma})')@3")
+    assert err.value.parameter == "propensity"
+
+
+@pytest.mark.parametrize("gamma", [-1.0, -0.5, 0.0, 1.0, 1.5])
+@pytest.mark.parametrize("absent", ["skip", "zero", "cap"])
+def test_valid_gammas_warn_nothing_with_items_absent_from_train(gamma: float,
+                                                                absent: str) -> None:
+    # item 8 (a positive of users 2 and 4) has no training row: n_8 = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev = evaluate([f"recall(propensity='popularity(gamma={gamma})', absent={absent}, "
+                       f"max_weight=5)@3"])
+    assert np.isfinite(ev[ev.labels[0]])
+
+
+def test_gamma_minus_one_is_the_plain_metric() -> None:
+    # P_i = (n_i / 3)^0 = 1 for every item with a training row; item 8 is skipped:
+    # user 1: 2/2, user 2: 1/1 (3 hit), user 3: 1/2 (2 hit, 7 missed), user 4: 1/2 (1 hit,
+    # 5 missed) -> (1 + 1 + 1/2 + 1/2) / 4
+    ev = evaluate(["recall(propensity='popularity(gamma=-1)')@3"])
+    assert per_user(ev, ev.labels[0]) == [1.0, 1.0, 0.5, 0.5]
+    assert ev[ev.labels[0]] == 0.75
+
+
+def test_weights_too_large_to_sum_are_refused_unless_clipped() -> None:
+    # gamma = 700: w_i = (3 / n_i)^350.5 -> items 4-7 (n = 1): 3^350.5 ~ 1e167 > 1e100;
+    # item 3 (n = 2): 1.5^350.5 ~ 1e62 is allowed
+    g700 = "propensity='popularity(gamma=700)'"
+    with pytest.raises(InvalidParameterError, match=r"4 relevant items have a weight "
+                                                    r"1 / P_i above 1e\+100") as err:
+        evaluate([f"recall({g700})@3"])
+    assert (err.value.parameter, list(err.value.examples)) == ("propensity", [4, 5, 6, 7])
+    # clipped at 10: items 1, 2 weigh 1, items 3-7 weigh 10. User 1: 1; user 2: 1;
+    # user 3: 2 (1) hit, 7 (10) missed: 1/11; user 4: 1 (1) hit, 5 (10) missed: 1/11
+    ev = evaluate([f"recall({g700}, max_weight=10)@3"])
+    assert ev[ev.labels[0]] == pytest.approx((1 + 1 + 1 / 11 + 1 / 11) / 4, abs=1e-15)
+    # a propensity column can hold them too
+    props = {i: 1.0 for i in range(1, 8)} | {4: 1e-150}
+    with pytest.raises(InvalidParameterError, match="max_weight= to clip") as err:
+        evaluate(["recall(propensity=column)@3"], propensities=props)
+    assert (err.value.parameter, list(err.value.examples)) == ("propensities", [4])
+
+
 def test_popularity_propensities_need_train() -> None:
     with pytest.raises(InvalidParameterError, match="train"):
         rv.evaluate(RECS, TEST, [f"recall({G1})@3"])

@@ -13,7 +13,9 @@ Wang, Belongie, Estrin, RecSys 2018):
 
 Propensities: ``propensity='popularity'`` (Yang et al. eq. 15, ``P_i = (n_i / max_j
 n_j)^((gamma + 1) / 2)`` from the training counts ``n_i``; ``gamma`` fitted when not given,
-``popularity(gamma=1.5)`` to set it), ``'column'`` (``evaluate(propensities=...)``) or
+``popularity(gamma=1.5)`` to set it, ``gamma >= -1``: ``n_i / max_j n_j`` is in (0, 1], so
+``P_i`` is in (0, 1] exactly when the exponent ``(gamma + 1) / 2`` is ``>= 0``; ``gamma = -1``
+is ``P_i = 1``, the plain metric), ``'column'`` (``evaluate(propensities=...)``) or
 ``'recpack'`` (``P_i = n_i / sum_j n_j``, RecPack's ``IPSHitRateK``).
 ``docs/fairness.md`` has the worked example; the ranking family computes them
 (:mod:`receval._engine._families._weighted`).
@@ -35,6 +37,14 @@ def propensity_model(text: str) -> tuple[str, float | None]:
     """Read ``popularity``, ``popularity(gamma=1.5)``, ``column`` or ``recpack``.
 
     Returns the model's name and gamma (None: fitted, or not a popularity model).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown model, a parameter other than popularity's ``gamma``, or a gamma that is
+        not a finite number ``>= -1``: ``P_i = (n_i / max_j n_j)^((gamma + 1) / 2)`` with
+        ``n_i / max_j n_j`` in (0, 1] is in (0, 1] exactly when ``(gamma + 1) / 2 >= 0``; a
+        gamma below -1 gives propensities above 1, weights that favour popular items.
     """
     name, _, rest = str(text).strip().partition("(")
     name = name.strip().lower()
@@ -54,6 +64,13 @@ def propensity_model(text: str) -> tuple[str, float | None]:
         raise InvalidParameterError(
             f"propensity {text!r}: only popularity takes a parameter, gamma=<number> (the "
             f"exponent of Yang et al.'s eq. 15)", parameter="propensity", examples=[text])
+    if gamma < -1.0:
+        raise InvalidParameterError(
+            f"propensity {text!r}: gamma must be a number >= -1, got {gamma:g}: P_i = "
+            f"(n_i / max_j n_j)^((gamma + 1) / 2) is a propensity in (0, 1] only when the "
+            f"exponent (gamma + 1) / 2 is >= 0; below -1 the propensities exceed 1 and the "
+            f"weights 1 / P_i favour popular items (gamma = -1 gives P_i = 1, the plain "
+            f"metric)", parameter="propensity", examples=[text])
     return name, gamma
 
 
@@ -67,7 +84,7 @@ class Debiased(Metric):
 
     propensity: str | None = param(
         None, "weigh each relevant item by 1 / its propensity: popularity (Yang et al. eq. "
-        "15, gamma fitted) or popularity(gamma=g), column (evaluate(propensities=...)), "
+        "15, gamma fitted) or popularity(gamma=g), g >= -1, column (evaluate(propensities=...)), "
         "recpack (n_i / sum n); None: unweighted", kind=str)
     estimator: str = param("snips", "with a propensity: snips (self-normalised) or ips",
                            options=("snips", "ips"))

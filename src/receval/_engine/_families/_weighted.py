@@ -74,9 +74,46 @@ def _weights(m: Any, ctx: Context, side: Side) -> tuple[np.ndarray, np.ndarray, 
                 gamma = fitted_gamma(ctx.opts.side.train.pop_rows)
                 info["gamma_fitted"] = gamma
             info["gamma"] = gamma
-            p = (n / max(float(n.max(initial=0.0)), 1.0)) ** ((gamma + 1.0) / 2.0)
-    w = np.divide(1.0, p, out=np.zeros(len(p)), where=has & (p > 0))
+            p = _popularity(n, has, float(gamma))
+    with np.errstate(divide="ignore"):  # an underflowed P: an infinite weight, checked later
+        w = np.divide(1.0, p, out=np.zeros(len(p)), where=has)
     return w, has, info
+
+
+def _popularity(n: np.ndarray, has: np.ndarray, gamma: float) -> np.ndarray:
+    """Yang et al.'s ``(n_i / max_j n_j)^((gamma + 1) / 2)`` for items with ``n_i > 0``.
+
+    Items without a count keep ``P = 1`` (``has`` sets them aside, and ``0 ** x`` is never
+    computed). The metric's parse refused ``gamma < -1``; a propensity that underflows to 0
+    gets an infinite weight, which :func:`_check_weights` refuses unless ``max_weight``
+    clips it.
+    """
+    p = np.ones(len(n))
+    with np.errstate(under="ignore"):
+        p[has] = (n[has] / max(float(n.max(initial=0.0)), 1.0)) ** ((gamma + 1.0) / 2.0)
+    return p
+
+
+#: Largest weight ``1 / P`` receval sums: the squares (Kish's effective sample size) of
+#: larger ones overflow float64 over a few items.
+MAX_WEIGHT = 1e100
+
+
+def _check_weights(m: Any, w: np.ndarray, items: np.ndarray, ids: pd.Index,
+                   model: str) -> None:
+    """Refuse weights above :data:`MAX_WEIGHT` (or infinite) on the items the metric sums."""
+    bad = np.unique(items[~(w[items] <= MAX_WEIGHT)])
+    if not len(bad):
+        return
+    ex = list(ids[bad[:5]])
+    cause = ("a larger gamma makes (n_i / max_j n_j)^((gamma + 1) / 2) underflow; use a "
+             "smaller gamma or " if model == "popularity" else "")
+    raise InvalidParameterError(
+        f"{m.label}: {len(bad)} relevant items have a weight 1 / P_i above {MAX_WEIGHT:g} "
+        f"(propensity below {1 / MAX_WEIGHT:g}, or 0), e.g. "
+        f"{format_examples(ex, len(bad))}: sums of such weights overflow; {cause}pass "
+        f"max_weight= to clip them", parameter="propensity" if model != "column"
+        else "propensities", n_bad=len(bad), examples=ex)
 
 
 def _gains(m: Any, grade: np.ndarray) -> np.ndarray:
@@ -199,6 +236,8 @@ def weighted_column(m: Any, ctx: Context, lists_all: RankedLists, codes: np.ndar
     clipped = positive & usable[data.t_item] & (w[data.t_item] > (m.max_weight or np.inf))
     if m.max_weight is not None:
         w = np.minimum(w, m.max_weight)
+    _check_weights(m, w, data.t_item[positive & usable[data.t_item]], side.items,
+                   info["propensity"])
     lists, total = _weighted_lists(m, ctx, lists_all, w, usable)
     lists = lists.select(codes)
     n = lists.n_rel.astype(np.float64)
