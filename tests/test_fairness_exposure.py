@@ -7,6 +7,7 @@ Worked examples on the toy data of ``tests/fairness_toy.py`` (k = 3; items 1-3 i
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -271,6 +272,25 @@ def test_awrf_population_parameter() -> None:
     assert a == pytest.approx(b, abs=1e-15)
     with pytest.raises(DataError, match="population"):
         ev_groups(["awrf(target=population, population={0: 1.0})@3"])
+
+
+# the target is population / sum(population): undefined when every weight of the items'
+# groups is 0, and not a distribution with an infinite weight
+@pytest.mark.parametrize("population", ["{0: 0, 1: 0}", "{0: 0.0}", "{}", "{0: inf, 1: 1}",
+                                        "{0: nan, 1: 1}"])
+def test_awrf_population_without_a_positive_finite_total_is_refused(population: str) -> None:
+    with pytest.raises(InvalidParameterError, match="finite weight >= 0, not all 0") as err:
+        rv.metrics.parse(f"awrf(target=population, population={population})@3")
+    assert err.value.parameter == "population"
+
+
+def test_awrf_population_zero_on_the_groups_present_is_refused() -> None:
+    # groups 0 and 1 of the items weigh 0; only group 2, which no item has, weighs 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidParameterError, match="weight 0 to every group") as err:
+            ev_groups(["awrf(target=population, population={0: 0, 1: 0, 2: 1})@3"])
+    assert (err.value.parameter, list(err.value.examples)) == ("population", [0, 1])
 
 
 @settings(max_examples=examples(30), deadline=None)

@@ -233,9 +233,11 @@ class ExpectedExposure(BeyondMetric, _Browsing):
 
 
 def _weights(value: Any) -> bool:
+    """Finite weights >= 0, not all 0: the target ``pop / pop.sum()`` must be defined."""
     return isinstance(value, tuple) and all(
         isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], (int, float))
-        and not isinstance(p[1], bool) and p[1] >= 0 for p in value)
+        and not isinstance(p[1], bool) and math.isfinite(p[1]) and p[1] >= 0
+        for p in value) and any(p[1] > 0 for p in value)
 
 
 @register("attention_weighted_rank_fairness")
@@ -272,7 +274,8 @@ class AWRF(GroupMetric):
                           check=lambda x: 0 <= x <= 1, rule="a number in [0, 1]")
     population: Any = param(None, "target 'population' / 'mix': group -> weight (a dict); "
                             "None: each group's share of the items of item_groups",
-                            kind=tuple, check=_weights, rule="a mapping group -> weight >= 0")
+                            kind=tuple, check=_weights,
+                            rule="a mapping group -> finite weight >= 0, not all 0")
     discount: str = param("log2_max2", "w_r: 1/log2(max(r, 2)) (TREC Fair 2022) or "
                           "1/log2(r + 1)", options=("log2_max2", "log2"))
     precision: str = param("float64", "precision of the weights (TREC's code: float32)",

@@ -31,7 +31,7 @@ from receval._engine._families._side import check_inputs
 from receval._engine._lists import ListKey, cut
 from receval._kernels import fairness as FK
 from receval._kernels.fsum import segment_sums_f32
-from receval.exceptions import DataError, format_examples
+from receval.exceptions import DataError, InvalidParameterError, format_examples
 from receval.metrics import _fairness as F
 
 __all__ = ["FairLists", "expected_exposure"]
@@ -232,6 +232,12 @@ def _awrf_target(m: F.AWRF, ctx: Context, groups: Any, users: np.ndarray) -> np.
                             f"{format_examples(missing, len(missing))}",
                             parameter="population", examples=missing[:5])
         pop = np.array([given[str(x)] for x in groups.names])
+        if not pop.sum() > 0:
+            raise InvalidParameterError(
+                f"{m.label}: population gives weight 0 to every group of the items "
+                f"({format_examples(list(groups.names), len(groups.names))}): the target "
+                f"population / sum(population) is undefined", parameter="population",
+                examples=list(groups.names)[:5])
     elif ctx.opts.side.item_groups is not None and m.groups == "item_groups":
         table = ctx.opts.side.item_groups
         count = np.asarray(table.member.sum(axis=1)).ravel()
