@@ -64,6 +64,7 @@ def test_exposure_multi_group_items_and_mean() -> None:
     ev = ev_groups(["exposure@3", "exposure(multi=full)@3", "exposure(normalize=mean)@3"],
                    item_groups=groups)
     split, full, mean = (ev.groups(x) for x in ev.labels)
+    assert split.columns.tolist() == ["exposure", "share"]  # as the docstring says
     # item 6 gets 0.25 (user 1), 0.5 (user 2), 0.25 (user 4) = 1 in total: half to each
     # group (split), all of it to each (full)
     assert split["exposure"].tolist() == [4.0, 3.0]

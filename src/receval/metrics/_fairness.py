@@ -121,7 +121,7 @@ class GroupExposure(GroupMetric, _Browsing):
     ``g^(r-1) (1-s)^{\#relevant above r}`` (expeval's gerr), or ``1/log2(r+1)``) and
     ``m(i, g)`` 1/|groups(i)| (``multi='split'``, TREC Fair) or 1 (``'full'``, expeval,
     Zhu et al.). The value is ``max_g share_g - min_g share_g`` (0: equal exposure);
-    ``ev.groups(label)`` has each group's exposure, share and items.
+    ``ev.groups(label)`` has each group's ``exposure`` ``E_g`` and ``share``.
     ``normalize='mean'`` reports ``E_g / |users|`` per group instead of shares (the value
     stays the gap of the shares).
     """
