@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.exceptions import (
+    DataError,
     EmptyInputError,
     IdTypeMismatchError,
     InvalidParameterError,
@@ -166,10 +167,63 @@ def test_item_groups_matching_no_truth_item_are_an_error():
 
 
 def test_item_group_without_truth_rows_is_shown_empty():
-    out = by_item_group(RECS, TRUTH, ["recall@2"], {"i1": "head", "x": "tail"})
+    out = by_item_group(RECS, TRUTH, ["recall@2"], {"i1": "head", "x": "tail"},
+                        ungrouped="skip")
     assert out.loc["tail", "n_users"] == 0
     assert out.loc["tail", "n_truth_rows"] == 0
     assert np.isnan(out.loc["tail", "Recall@2"])
+
+
+# truth: u1 {i1, i2}, u2 {i3}, u3 {i4, i5}; the groups below leave i4 and i5 (u3's 2 rows)
+# without a group, by absence or by a missing label
+UNGROUPED = {
+    "absent": {"i1": "head", "i3": "head", "i2": "tail"},
+    "None": {"i1": "head", "i3": "head", "i2": "tail", "i4": None, "i5": None},
+    "NaN": pd.Series(["head", "head", "tail", np.nan, np.nan],
+                     index=["i1", "i3", "i2", "i4", "i5"]),
+}
+
+
+@pytest.mark.parametrize("groups", list(UNGROUPED.values()), ids=list(UNGROUPED))
+def test_truth_items_without_a_group_are_an_error_by_default(groups):
+    with pytest.raises(DataError, match=r"^2 truth items \(2 truth rows\) have no group") as e:
+        by_item_group(RECS, TRUTH, ["recall@2"], groups)
+    assert (e.value.parameter, e.value.n_bad, list(e.value.examples)) == (
+        "groups", 2, ["i4", "i5"])
+    assert "ungrouped='skip'" in str(e.value)
+
+
+@pytest.mark.parametrize("groups", list(UNGROUPED.values()), ids=list(UNGROUPED))
+def test_ungrouped_skip_leaves_them_out_and_counts_them(groups):
+    out = by_item_group(RECS, TRUTH, ["recall@2"], groups, ungrouped="skip")
+    # head: u1 {i1} found, u2 {i3} found -> 1; tail: u1 {i2} at rank 3 -> 0; u3 in neither
+    assert out["Recall@2"].to_dict() == {"head": 1.0, "tail": 0.0}
+    assert out["n_truth_rows"].to_dict() == {"head": 2, "tail": 1}  # 5 rows - 2 left out
+    assert out.attrs == {"ungrouped_truth_rows": 2, "ungrouped_items": 2}
+
+
+def test_every_truth_item_grouped_records_none_left_out():
+    groups = {"i1": "head", "i3": "head", "i2": "tail", "i4": "tail", "i5": "tail"}
+    out = by_item_group(RECS, TRUTH, ["recall@2"], groups)
+    assert out.attrs == {"ungrouped_truth_rows": 0, "ungrouped_items": 0}
+
+
+@pytest.mark.parametrize("policy", ["drop", None, "Skip"])
+def test_ungrouped_bad_policy(policy):
+    with pytest.raises(InvalidParameterError, match="ungrouped must be one of") as e:
+        by_item_group(RECS, TRUTH, ["recall@2"], UNGROUPED["absent"], ungrouped=policy)
+    assert e.value.parameter == "ungrouped"
+
+
+EMPTY_TRAIN = pd.DataFrame({"user": pd.Series([], dtype=object),
+                            "item": pd.Series([], dtype=object)})
+
+
+@pytest.mark.parametrize("grouping", [activity_groups, popularity_groups])
+def test_groupings_of_an_empty_train_are_an_error(grouping):
+    with pytest.raises(EmptyInputError, match="train is empty") as e:
+        grouping(EMPTY_TRAIN)
+    assert e.value.parameter == "train"
 
 
 # -- the order of the groups ------------------------------------------------------------------

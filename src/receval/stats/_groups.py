@@ -25,6 +25,7 @@ from receval._columns import Columns
 from receval.data import truth_table
 from receval.data._adapters import to_frame
 from receval.exceptions import (
+    DataError,
     EmptyInputError,
     InvalidParameterError,
     format_examples,
@@ -32,6 +33,17 @@ from receval.exceptions import (
 
 __all__ = ["activity_groups", "by_group", "by_item_group", "check_group_ids", "group_order",
            "popularity_groups"]
+
+UNGROUPED = ("error", "skip")
+
+
+def _train(train: Any, columns: Columns | dict[str, str] | None, groups: str) -> Any:
+    """The training table, refused when empty: there is nothing to count."""
+    table = truth_table(train, Columns.coerce(columns))
+    if len(table) == 0:
+        raise EmptyInputError(f"train is empty: {groups} count its rows; give the training "
+                              f"interactions", parameter="train")
+    return table
 
 
 def activity_groups(train: Any, bins: int = 4, *, columns: Columns | dict[str, str] | None
@@ -54,11 +66,18 @@ def activity_groups(train: Any, bins: int = 4, *, columns: Columns | dict[str, s
         User id -> a label ``'<low>-<high>'`` (or ``'<n>'``) of the smallest and largest
         count in the user's bin, an ordered categorical from the least to the most active
         bin (``ev.by`` keeps that order). Users absent from ``train`` are not in it.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``bins`` not an integer >= 1.
+    EmptyInputError
+        ``train`` has no row (``parameter='train'``).
     """
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise InvalidParameterError(f"bins must be an integer >= 1; got {bins!r}",
                                     parameter="bins", examples=[bins])
-    table = truth_table(train, Columns.coerce(columns))
+    table = _train(train, columns, "activity groups")
     counts = table.user.value_counts()
     if counts.nunique() == 1:  # quantiles of equal counts have one edge: one bin
         codes = np.zeros(len(counts), dtype=np.int64)
@@ -89,11 +108,18 @@ def popularity_groups(train: Any, head: float = 0.2, *,
     -------
     pandas.Series
         Item id -> ``'head'`` or ``'tail'``. Items absent from ``train`` are not in it.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``head`` not strictly between 0 and 1.
+    EmptyInputError
+        ``train`` has no row (``parameter='train'``).
     """
     if isinstance(head, bool) or not isinstance(head, (int, float)) or not 0 < head < 1:
         raise InvalidParameterError(f"head must be a share strictly between 0 and 1; got "
                                     f"{head!r}", parameter="head", examples=[head])
-    table = truth_table(train, Columns.coerce(columns))
+    table = _train(train, columns, "popularity groups")
     counts = table.item.value_counts(sort=False)
     order = np.argsort(-counts.to_numpy(), kind="stable")
     n_head = int(np.ceil(head * len(counts)))
@@ -102,8 +128,8 @@ def popularity_groups(train: Any, head: float = 0.2, *,
     return pd.Series(labels, index=counts.index.rename("item"), name="popularity")
 
 
-def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any,
-                  **evaluate_options: Any) -> pd.DataFrame:
+def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any, *,
+                  ungrouped: str = "error", **evaluate_options: Any) -> pd.DataFrame:
     """The per-item view: each metric with the truth restricted to one item group.
 
     For each group, :func:`receval.evaluate` runs on the full recommendation lists and the
@@ -118,25 +144,40 @@ def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any,
         As in :func:`receval.evaluate`.
     groups : mapping or pandas.Series
         Item id -> group (e.g. :func:`popularity_groups`), ids of the truth's item id type
-        (no cast). Truth items without a group are left out of every group (the column
-        ``n_truth_rows`` counts each group's rows). A group without a truth row is shown
-        with ``n_users = 0`` and NaN metrics.
+        (no cast). The column ``n_truth_rows`` counts each group's rows. A group without a
+        truth row is shown with ``n_users = 0`` and NaN metrics.
+    ungrouped : {"error", "skip"}
+        A truth item without a group (absent from ``groups``, or with a missing group), as
+        ``ungrouped=`` of the group metrics: an error naming the items (default), or left
+        out of every group, its rows counted in ``out.attrs["ungrouped_truth_rows"]`` (and
+        its items in ``out.attrs["ungrouped_items"]``; both 0 when every item has a group).
+        Items absent from ``train`` have no :func:`popularity_groups` group.
+    **evaluate_options
+        Passed to :func:`receval.evaluate`.
 
     Returns
     -------
     pandas.DataFrame
         Index: the groups (ordered as in :func:`by_group`); columns: ``n_users`` (users
-        evaluated), ``n_truth_rows`` and one column per metric label.
+        evaluated), ``n_truth_rows`` and one column per metric label; ``attrs`` as above.
 
     Raises
     ------
+    InvalidParameterError
+        ``ungrouped`` other than ``'error'`` or ``'skip'``.
     IdTypeMismatchError
         Group keys of another type than the truth's item ids (``parameter='groups'``).
     EmptyInputError
         No truth item has a group.
+    DataError
+        Under ``ungrouped='error'``, truth items without a group (``parameter='groups'``).
     """
     from receval._evaluate import evaluate
 
+    if not isinstance(ungrouped, str) or ungrouped not in UNGROUPED:
+        raise InvalidParameterError(
+            f"ungrouped must be one of {', '.join(map(repr, UNGROUPED))}; got {ungrouped!r}",
+            parameter="ungrouped", examples=[ungrouped])
     series = as_groups(groups)
     frame = to_frame(truth, "truth")
     table = truth_table(frame, Columns.coerce(evaluate_options.get("columns")))
@@ -149,6 +190,15 @@ def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any,
             f"{format_examples(ex, table.item.nunique())}; groups has "
             f"{format_examples(list(series.index[:5]), len(series))}): every group would "
             f"be empty", parameter="groups", n_bad=table.item.nunique(), examples=ex)
+    lacking = pd.isna(item_group)
+    items = pd.unique(table.item[lacking]) if lacking.any() else []
+    if len(items) and ungrouped == "error":
+        ex = list(items[:5])
+        raise DataError(
+            f"{len(items)} truth items ({int(lacking.sum())} truth rows) have no group in "
+            f"groups (absent, or a missing group), e.g. {format_examples(ex, len(items))}; "
+            f"give them a group (e.g. 'other'), or pass ungrouped='skip' to leave them out "
+            f"of every group", parameter="groups", n_bad=len(items), examples=ex)
     rows: dict[Any, dict[str, float]] = {}
     for g in group_order(series, series.dropna().to_numpy(dtype=object)):
         keep = np.flatnonzero(item_group == g)
@@ -161,4 +211,6 @@ def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any,
     out["n_users"] = out["n_users"].astype(np.int64)
     out["n_truth_rows"] = out["n_truth_rows"].astype(np.int64)
     out.index.name = "group"
+    out.attrs["ungrouped_truth_rows"] = int(lacking.sum())
+    out.attrs["ungrouped_items"] = len(items)
     return out
