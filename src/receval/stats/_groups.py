@@ -191,7 +191,7 @@ def by_item_group(recs: Any, truth: Any, metrics: Any, groups: Any, *,
             f"{format_examples(list(series.index[:5]), len(series))}): every group would "
             f"be empty", parameter="groups", n_bad=table.item.nunique(), examples=ex)
     lacking = pd.isna(item_group)
-    items = pd.unique(table.item[lacking]) if lacking.any() else []
+    items: Any = pd.unique(table.item[lacking]) if lacking.any() else []
     if len(items) and ungrouped == "error":
         ex = list(items[:5])
         raise DataError(
