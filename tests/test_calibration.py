@@ -271,12 +271,35 @@ def test_needs_train_and_features() -> None:
 
 def test_items_without_categories() -> None:
     genres = GENRES[GENRES["item_id"] != 4]
-    with pytest.raises(DataError, match="no features"):
+    with pytest.raises(DataError, match="no features") as err:
         evaluate(["miscalibration@3"], item_features=genres)
+    assert "similarit" not in str(err.value)  # miscalibration compares categories
     # skip: item 4 carries no mass and leaves the denominators: user 1's list is {5, 6}
     ev = evaluate(["miscalibration@3"], item_features=genres, item_features_missing="skip")
     p, q = [1.5 / 3, 0.5 / 3, 1 / 3], [0.5 / 2, 1 / 2, 0.5 / 2]
     assert per_user(ev, "miscalibration@3")[0] == pytest.approx(kl(p, q), abs=1e-15)
+
+
+# item 9 is in user 1's history and has no genre; item 4 is recommended and has none. The
+# reason and the remedy are the metric's: categories for miscalibration, similarities for
+# diversity and serendipity
+@pytest.mark.parametrize(("metric", "drop", "what", "says"), [
+    ("miscalibration@3", 9, "1 training items of users with a list",
+     "the category distribution of the user's history would leave them out"),
+    ("miscalibration@3", 4, "1 recommended items", "count them in no category"),
+    ("diversity@3", 4, "1 recommended items", "leave them out of similarities"),
+    ("serendipity(expected=similarity, similarity=cosine)@3", 9,
+     "1 training items of users with a list",
+     "a mean similarity to the user's history would leave them out"),
+])
+def test_items_without_features_message_names_the_metrics_use(metric: str, drop: int,
+                                                              what: str, says: str) -> None:
+    train = pd.concat([TRAIN, pd.DataFrame({"user_id": [1], "item_id": [9], "rating": [3]})])
+    genres = GENRES[GENRES["item_id"] != drop]
+    with pytest.raises(DataError, match=f"^item_features: {what} have no features") as err:
+        evaluate([metric], train=train, item_features=genres)
+    assert says in str(err.value)
+    assert list(err.value.examples) == [drop]
 
 
 @pytest.mark.parametrize("bad", ["miscalibration(alpha=1.0)@3", "miscalibration(base=1)@3",

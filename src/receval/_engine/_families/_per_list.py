@@ -25,6 +25,7 @@ from receval._exact import add_sums
 from receval._result import MetricSummary
 from receval.exceptions import DataError, format_examples
 from receval.metrics import _beyond as M
+from receval.metrics._calibration import Miscalibration
 
 __all__ = ["PerList", "beyond_settings", "features_missing"]
 
@@ -43,20 +44,30 @@ def features_missing(metric: Any, side: Side, item: np.ndarray, history: np.ndar
     recommended = np.unique(item[~side.usable[item]])
     trained = np.setdiff1d(np.unique(history[~side.usable[history]]), recommended)
     if policy == "error":
+        history_why, remedy = _features_use(metric)
         for codes, what, why in (
                 (recommended, "recommended items", ""),
-                (trained, "training items of users with a list",
-                 " (a mean similarity to the user's history would leave them out)")):
+                (trained, "training items of users with a list", history_why)):
             if len(codes):
                 bad = list(side.items[codes[:5]])
                 raise DataError(
                     f"item_features: {len(codes)} {what} have no features (e.g. "
-                    f"{format_examples(bad, len(codes))}){why}; pass "
-                    f"item_features_missing='skip' to leave them out of similarities, or "
-                    f"'zero' to compare them as zero vectors (similarity 0 to every item, "
-                    f"as Microsoft Recommenders does)", parameter="item_features",
-                    n_bad=len(codes), examples=bad)
+                    f"{format_examples(bad, len(codes))}){why}, which {metric.label} "
+                    f"reads; {remedy}", parameter="item_features", n_bad=len(codes),
+                    examples=bad)
     return np.asarray(side.items[np.concatenate([recommended, trained])], dtype=object)
+
+
+def _features_use(metric: Any) -> tuple[str, str]:
+    """How ``metric`` uses item features: why history items need them, and the remedy."""
+    if isinstance(metric, Miscalibration):  # category shares, no similarity
+        return (" (the category distribution of the user's history would leave them out)",
+                "pass item_features_missing='skip' (or 'zero', the same here) to count them "
+                "in no category")
+    return (" (a mean similarity to the user's history would leave them out)",
+            "pass item_features_missing='skip' to leave them out of similarities, or 'zero' "
+            "to compare them as zero vectors (similarity 0 to every item, as Microsoft "
+            "Recommenders does)")
 
 
 def _history_of(side: Side, users: np.ndarray) -> np.ndarray:
