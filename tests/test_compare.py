@@ -287,6 +287,15 @@ def test_cli(tmp_path):
     mismatch = runner.invoke(cli, [*args, "--method", "exact"])  # with the t test
     assert mismatch.exit_code == 2
     assert "method='exact' chooses the null distribution" in mismatch.output
+    for spelling in ("none", "None"):  # rv.compare reads it: no correction either way
+        plain = runner.invoke(cli, [*args[:-1], spelling, "--format", "json"])
+        assert plain.exit_code == 0, plain.output
+        doc = json.loads(plain.stdout)
+        assert doc["settings"]["correction"] is None
+        assert [t["p_adjusted"] for t in doc["tests"]] == [t["p_value"] for t in doc["tests"]]
+    sidak = runner.invoke(cli, [*args[:-1], "sidak"])
+    assert sidak.exit_code == 2
+    assert "correction must be None or 'none'" in sidak.output
 
 
 def test_latex_and_html_escape_names():

@@ -163,6 +163,38 @@ def test_corrections_by_hand():
     assert adjust(p, None) == pytest.approx(p)
 
 
+@pytest.mark.parametrize(("given", "recorded"), [
+    (None, None), ("none", None), ("None", None), ("NONE", None),  # no correction
+    ("holm", "holm"), ("Holm", "holm"), ("BH", "bh"), ("bonferroni", "bonferroni"),
+])
+def test_correction_none_and_case_are_one_option(given, recorded):
+    # three tests (x-y, x-z, y-z); "none" in any case is None, names in any case are the name
+    cmp = rv.compare({s: result({"precision@5": v}) for s, v in
+                      (("x", [0.2, 0.4, 0.6]), ("y", [0.4, 0.4, 0.8]), ("z", [0.0, 0.2, 0.2]))},
+                     correction=given)
+    assert cmp.settings["correction"] == recorded
+    p = cmp.tests["p_value"].to_numpy()
+    want = p if recorded is None else adjust(p, recorded)
+    assert cmp.tests["p_adjusted"].to_numpy() == pytest.approx(want)
+    groups = {0: "g", 1: "g", 2: "h"}
+    d = cmp.disparity(groups, correction=given, n_resamples=20)
+    assert d["p_adjusted"].to_numpy() == pytest.approx(
+        d["p_value"].to_numpy() if recorded is None else adjust(d["p_value"], recorded))
+
+
+@pytest.mark.parametrize("bad", ["sidak", "", 1, True])
+def test_correction_refused_names_both_spellings_of_none(bad):
+    two = {"a": result({"precision@5": [0.1, 0.2]}), "b": result({"precision@5": [0.3, 0.2]})}
+    for call in (lambda: rv.compare(two, correction=bad),
+                 lambda: rv.compare(two).disparity({0: "g", 1: "h"}, correction=bad),
+                 lambda: adjust(np.array([0.5]), bad)):
+        with pytest.raises(rv.exceptions.InvalidParameterError,
+                           match="correction must be None or 'none'") as e:
+            call()
+        assert e.value.parameter == "correction"
+        assert repr(bad) in str(e.value)
+
+
 def test_correction_runs_over_every_test_of_the_call():
     rng = np.random.default_rng(1)
     vals = {s: {"precision@5": rng.random(50), "recall@5": rng.random(50)} for s in "xyz"}

@@ -52,7 +52,9 @@ def _requested(cv: CrossValidation, metrics: Any) -> list[Any]:
 def compare_cv(cv: CrossValidation, **options: Any) -> Comparison:
     """Compare the models of ``cv`` (see :meth:`CrossValidation.compare`)."""
     from receval.stats import compare_folds
+    from receval.stats._corrections import correction_of
 
+    correction = correction_of(options.pop("correction", None))
     metrics = options.pop("metrics", None)
     requested = _requested(cv, metrics)
     by_model: Mapping[str, list[EvaluationResult]] = {
@@ -84,7 +86,6 @@ def compare_cv(cv: CrossValidation, **options: Any) -> Comparison:
             f"{'; '.join(notes)}", parameter="metrics")
     for note in notes:
         warn(f"cv.compare: {note}", DataWarning)
-    correction = options.pop("correction", None)
     parts = [compare_folds({m: by_model[m] for m in models}, metrics=group, **options)
              for models, group in sorted(groups.items(), key=lambda g: -len(g[0]))]
     return _merge(parts, cv.models, correction, options.get("alpha", 0.05),

@@ -15,7 +15,7 @@ from receval.exceptions import InvalidParameterError, UnknownMetricError
 from receval.metrics import Metric, parse
 from receval.stats._analysis import analyse
 from receval.stats._comparison import Comparison
-from receval.stats._corrections import CORRECTIONS
+from receval.stats._corrections import correction_of
 from receval.stats._coverage import COVERAGES, common_truth, fill_label, prediction_coverage
 from receval.stats._paired import TESTS
 from receval.stats._signed_rank import METHODS
@@ -27,8 +27,8 @@ _USERS = ("common", "union")
 
 
 def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resamples: Any,
-             seed: Any, users: Any, method: Any) -> None:
-    """Check every option of a comparison before any work."""
+             seed: Any, users: Any, method: Any) -> str | None:
+    """Check every option of a comparison before any work; the normalised correction."""
     if test not in TESTS:
         raise InvalidParameterError(
             f"test must be one of {', '.join(map(repr, TESTS))}; got {test!r}",
@@ -41,10 +41,7 @@ def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resample
         raise InvalidParameterError(
             f"method={method!r} chooses the null distribution of test='wilcoxon'; "
             f"test={test!r} takes method='auto'", parameter="method", examples=[method])
-    if correction is not None and correction not in CORRECTIONS:
-        raise InvalidParameterError(
-            f"correction must be None or one of {', '.join(map(repr, CORRECTIONS))}; got "
-            f"{correction!r}", parameter="correction", examples=[correction])
+    correction = correction_of(correction)
     for name, value in (("alpha", alpha), ("confidence", confidence)):
         if not (isinstance(value, numbers.Real) and not isinstance(value, bool)
                 and 0.0 < float(value) < 1.0):
@@ -61,6 +58,7 @@ def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resample
         raise InvalidParameterError(
             f"users must be 'common' (the users every system has a list for) or 'union' "
             f"(every truth user); got {users!r}", parameter="users", examples=[users])
+    return correction
 
 
 def _entries(systems: Any, parameter: str, baseline: Any) -> list[tuple[str, Any]]:
@@ -230,9 +228,10 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
         The paired test of every (metric, pair): paired t (default), Wilcoxon signed-rank
         (by default ``scipy.stats.wilcoxon(d)``'s p-value), sign, paired permutation (sign
         flips; exact when ``2 ** n_users <= n_resamples``), paired bootstrap over users.
-    correction : {None, "bonferroni", "holm", "bh"}
+    correction : {None, "none", "bonferroni", "holm", "bh"}
         Multiple-comparison correction over every test of the call (all metrics x all
-        pairs): Bonferroni, Holm's step-down, Benjamini-Hochberg.
+        pairs): none (``None`` or ``"none"``, recorded as ``None``), Bonferroni, Holm's
+        step-down, Benjamini-Hochberg. Tests that cannot be run (NaN p-value) are left out.
     baseline : str, optional
         Test each other system against this one only (rows ``system_a`` = the other,
         ``system_b`` = the baseline); by default every pair.
@@ -279,7 +278,8 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
     EmptyInputError
         The systems have no user in common.
     """
-    _options(test, correction, alpha, confidence, n_resamples, seed, users, method)
+    correction = _options(test, correction, alpha, confidence, n_resamples, seed, users,
+                          method)
     named = _entries(systems, "systems", baseline)
     if coverage not in COVERAGES:
         raise InvalidParameterError(
@@ -331,7 +331,8 @@ def compare_folds(results: Mapping[str, Sequence[EvaluationResult]]
         Means over every (fold, user): for a macro metric the mean of the per-user values,
         for a micro metric the ratio pooled over the folds.
     """
-    _options(test, correction, alpha, confidence, n_resamples, seed, users, method)
+    correction = _options(test, correction, alpha, confidence, n_resamples, seed, users,
+                          method)
     named = _entries(results, "results", baseline)
     folds = {name: list(f) for name, f in named}
     n_folds = {n: len(f) for n, f in folds.items()}

@@ -35,7 +35,7 @@ import pandas as pd
 
 from receval._aggregate import Column, aggregate
 from receval.exceptions import EmptyInputError, InvalidParameterError, UnknownMetricError
-from receval.stats._corrections import CORRECTIONS, adjust
+from receval.stats._corrections import adjust, correction_of
 from receval.stats._paired import _extreme, percentile_interval
 
 __all__ = ["SUMMARIES", "Disparity", "disparity", "disparity_tests"]
@@ -345,10 +345,7 @@ def disparity_tests(values: Mapping[str, Mapping[str, Any]], metrics: Mapping[st
         (``p_adjusted < alpha``), ``n_users``.
     """
     _check(summary, confidence, n_resamples, seed)
-    if correction is not None and correction not in CORRECTIONS:
-        raise InvalidParameterError(
-            f"correction must be None or one of {', '.join(map(repr, CORRECTIONS))}; got "
-            f"{correction!r}", parameter="correction", examples=[correction])
+    correction = correction_of(correction)
     series = _groups(groups)
     names = list(values)
     pairs = [(a, baseline) for a in names if a != baseline] if baseline is not None \
