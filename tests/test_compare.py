@@ -249,6 +249,66 @@ def test_bad_systems():
     assert e.value.parameter == "metrics"
 
 
+def test_no_user_in_common_counts_the_users_with_a_list():
+    # 6 truth users; A has lists for users 0, 1, B for 2, 3, 4. Under missing_recs='zero'
+    # each per-user table holds all 6 users (the others scored 0): the message counts lists
+    systems, truth = tables(6)
+    apart = {"A": systems["good"][systems["good"]["user"] < 2],
+             "B": systems["fair"][systems["fair"]["user"].between(2, 4)]}
+    with pytest.raises(EmptyInputError, match=r"users with a list per system: "
+                                              r"\{'A': 2, 'B': 3\}") as e:
+        rv.compare(apart, truth, ["ndcg@10"])
+    assert e.value.parameter == "systems"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: rv.compare({"A": PRED_A, "B": PRED_B}, TRUTH, []),
+    lambda: rv.compare({"a": result({"ndcg@10": [0.1]}), "b": result({"ndcg@10": [0.2]})},
+                       metrics=[]),
+    lambda: rv.stats.compare_folds({"a": [result({"ndcg@10": [0.1]})],
+                                    "b": [result({"ndcg@10": [0.2]})]}, metrics=[]),
+])
+def test_empty_metrics_is_refused_as_by_evaluate(call):
+    with pytest.raises(InvalidParameterError, match="metrics is empty: name at least one "
+                                                    "metric") as e:
+        call()
+    assert e.value.parameter == "metrics"
+
+
+def test_global_metrics_alone_give_each_systems_value_without_a_test():
+    # Gini and exposure have one value per list set, no per-user values: docs/fairness.md
+    # says rv.compare reports each system's value (rv.evaluate's) and runs no test
+    from tests.fairness_toy import ITEM_GROUPS, RECS, TEST, TRAIN
+
+    rev = RECS.assign(score=-RECS["score"])
+    metrics = ["gini@3", "exposure@3"]
+    opts = {"train": TRAIN, "item_groups": ITEM_GROUPS}
+    for test in ("t", "bootstrap"):
+        cmp = rv.compare({"a": RECS, "b": rev, "c": RECS}, TEST, metrics, test=test, **opts)
+        for name, recs in (("a", RECS), ("b", rev)):
+            ev = rv.evaluate(recs, TEST, metrics, **opts)
+            assert cmp.table().loc[name].tolist() == [ev["Gini@3"], ev["Exposure@3"]]
+        assert cmp.tests.empty
+        assert cmp.ci.empty
+        assert cmp.settings["not_tested"] == ["Gini@3", "Exposure@3"]
+        assert cmp.settings["n_tests"] == 0
+        assert "over 0 tests" in cmp.to_markdown()
+
+
+def test_metric_undefined_for_every_user_is_reported_untested():
+    # diversity@1: a one-item list has no pair, so no user has a value (NaN, as evaluate)
+    from tests.fairness_toy import GENRES, RECS, TEST
+
+    rev = RECS.assign(score=-RECS["score"])
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning, match=r"Diversity@1 \(0 users"):
+        cmp = rv.compare({"a": RECS, "b": rev}, TEST, ["diversity@1"], item_features=GENRES)
+    assert cmp.table()["Diversity@1"].isna().all()
+    row = cmp.tests.iloc[0]
+    assert np.isnan(row["p_value"])
+    assert not row["significant"]
+    assert row["n_users"] == 0
+
+
 # -- command line -----------------------------------------------------------------------------
 def test_cli(tmp_path):
     from click.testing import CliRunner

@@ -125,7 +125,8 @@ def _merge(parts: list[Comparison], order: list[str], correction: str | None,
     users = users[~users.index.duplicated()].reindex(systems)
     settings = dict(parts[0].settings)
     settings.update(
-        correction=correction, n_tests=len(tests),
+        correction=correction,
+        n_tests=int(tests["p_value"].notna().sum()) if len(tests) else 0,  # the correction's m
         users_per_metric={k: v for p in parts
                           for k, v in (p.settings.get("users_per_metric") or {}).items()},
         not_tested=[x for p in parts for x in p.settings.get("not_tested", [])], **extra)

@@ -111,11 +111,13 @@ def _labels(named: Sequence[tuple[str, int | None, EvaluationResult]], metrics: 
     UnknownMetricError
         A metric one of the results lacks, naming that system (and fold).
     """
+    from receval._evaluate import metric_list
+
     first = named[0]
     if metrics is None:
         labels = first[2].labels
     else:
-        items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+        items = metric_list(metrics)
         labels = []
         for m in items:
             label = _label_of(first, m, None)
@@ -160,7 +162,7 @@ def _from_tables(systems: Mapping[str, Any], truth: Any, metrics: Any, coverage:
                  ) -> tuple[dict[str, SystemValues], list[str], dict[str, Metric],
                             pd.DataFrame | None]:
     """Evaluate every system (``rv.evaluate``), rating metrics in one or two readings."""
-    from receval._evaluate import evaluate
+    from receval._evaluate import evaluate, metric_list
 
     if truth is None:
         raise InvalidParameterError("truth is needed to compare recommendation tables",
@@ -168,7 +170,7 @@ def _from_tables(systems: Mapping[str, Any], truth: Any, metrics: Any, coverage:
     if metrics is None:
         raise InvalidParameterError("metrics is needed to compare recommendation tables, "
                                     "e.g. ['ndcg@10', 'map@10']", parameter="metrics")
-    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    items = metric_list(metrics)
     rating = [m for m in items if (m if isinstance(m, Metric) else parse(m)).family == "rating"]
     other = [m for m in items if m not in rating]
     fill = options.get("missing_predictions")
@@ -271,12 +273,25 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
     InvalidParameterError
         An unknown test, correction, users, coverage or method; alpha or confidence outside
         (0, 1); n_resamples < 1; fewer than two systems; two systems of the same name; a
-        baseline that is not a system.
+        baseline that is not a system; an empty ``metrics``.
     UnknownMetricError
         Results that lack a requested metric (or, without ``metrics``, one of the first
         result's), naming the system.
     EmptyInputError
-        The systems have no user in common.
+        A metric has per-user values and the systems have no user in common (counting the
+        users each system has a list for).
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Tests with too few users (none; one for the t and bootstrap tests): their statistic,
+        effect size and p-value are NaN, left out of the correction.
+
+    Notes
+    -----
+    Metrics without per-user values (global or group metrics) are not tested: the table
+    shows each system's value and ``settings["not_tested"]`` lists them, also when they are
+    the only metrics of the call.
     """
     correction = _options(test, correction, alpha, confidence, n_resamples, seed, users,
                           method)
@@ -382,7 +397,8 @@ def _finish(values: dict[str, SystemValues], labels: list[str], objs: dict[str, 
                 "correction": correction, "baseline": baseline,
                 "alpha": float(alpha), "confidence": float(confidence),
                 "n_resamples": int(n_resamples), "seed": int(seed), "users": users,
-                "ci_method": "percentile", "n_tests": len(res.tests),
+                "ci_method": "percentile",
+                "n_tests": int(res.tests["p_value"].notna().sum()),  # the correction's m
                 "permutation_exact": res.exact if test == "permutation" else None,
                 "users_per_metric": paired.n_users, "not_tested": untested, **extra}
     per_user = {"values": {name: {"frame": v.frame, "terms": v.terms}

@@ -15,10 +15,11 @@ from receval.exceptions import InvalidParameterError
 if TYPE_CHECKING:
     from receval.report._plots import ComparisonPlots
 
-__all__ = ["Comparison"]
+__all__ = ["TEST_NAMES", "Comparison"]
 
 _SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖqʳˢᵗᵘᵛʷˣʸᶻ"
-_TEST_NAMES = {"t": "paired t test", "wilcoxon": "Wilcoxon signed-rank test",
+#: The name of each ``test`` in tables, legends and warnings.
+TEST_NAMES = {"t": "paired t test", "wilcoxon": "Wilcoxon signed-rank test",
                "sign": "sign test", "permutation": "paired permutation test",
                "bootstrap": "paired bootstrap test"}
 
@@ -149,7 +150,7 @@ class Comparison:
         s = self.settings
         corr = s["correction"] or "no correction"
         return (f"Superscripts mark the systems each one beats significantly ("
-                f"{_TEST_NAMES[s['test']]}, {corr} over {s['n_tests']} tests, alpha = "
+                f"{TEST_NAMES[s['test']]}, {corr} over {s['n_tests']} tests, alpha = "
                 f"{s['alpha']:g}).")
 
     def _cells(self, digits: int, mark: Any) -> tuple[list[str], list[list[str]]]:
