@@ -143,9 +143,11 @@ def _merge_per_user(parts: list[dict[str, Any] | None]) -> dict[str, Any] | None
         return None
     values: dict[str, dict[str, Any]] = {}
     metrics: dict[str, Any] = {}
+    compared: dict[str, Any] = {}
     for part in parts:
         assert part is not None
         metrics.update(part["metrics"])
+        compared.update(part.get("compared") or {})
         for name, v in part["values"].items():
             if name not in values:
                 values[name] = {"frame": v["frame"], "terms": dict(v["terms"])}
@@ -154,4 +156,4 @@ def _merge_per_user(parts: list[dict[str, Any] | None]) -> dict[str, Any] | None
                 new = [c for c in v["frame"].columns if c not in frame.columns]
                 values[name]["frame"] = frame.join(v["frame"][new], how="outer")
                 values[name]["terms"].update(v["terms"])
-    return {"values": values, "metrics": metrics}
+    return {"values": values, "metrics": metrics, "compared": compared}

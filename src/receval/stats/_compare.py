@@ -403,6 +403,8 @@ def _finish(values: dict[str, SystemValues], labels: list[str], objs: dict[str, 
                 "users_per_metric": paired.n_users, "not_tested": untested, **extra}
     per_user = {"values": {name: {"frame": v.frame, "terms": v.terms}
                            for name, v in values.items()},
-                "metrics": {x: objs[x] for x in paired.labels}}
+                "metrics": {x: objs[x] for x in paired.labels},
+                "compared": {x: paired.users[paired.mask[:, j]]
+                             for j, x in enumerate(paired.labels)}}
     return Comparison(list(values), means, res.ci, res.tests, res.friedman, res.nemenyi,
                       users_frame, cov, settings, higher, per_user)
