@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -307,6 +309,39 @@ def test_metric_undefined_for_every_user_is_reported_untested():
     assert np.isnan(row["p_value"])
     assert not row["significant"]
     assert row["n_users"] == 0
+
+
+@pytest.mark.parametrize(("options", "named"), [
+    ({"relevance_threshold": 4}, "relevance_threshold: system 'a' = None, system 'b' = 4"),
+    ({"ties": "optimistic"}, "ties: system 'a' = 'stable', system 'b' = 'optimistic'"),
+    ({"no_relevant": "zero"}, "no_relevant: system 'a' = 'skip', system 'b' = 'zero'"),
+])
+def test_results_under_different_settings_are_warned_about(options, named):
+    # the toy lists of docs/fairness.md (graded truth): b's NDCG is another definition
+    from tests.fairness_toy import RECS, TEST
+
+    a = rv.evaluate(RECS, TEST, ["ndcg@3"])
+    b = rv.evaluate(RECS.assign(score=-RECS["score"]), TEST, ["ndcg@3"], **options)
+    with pytest.warns(rv.exceptions.DataWarning, match="evaluated under different settings") \
+            as caught:
+        cmp = rv.compare({"a": a, "b": b})
+    assert named in str(caught[0].message)
+    assert len(cmp.tests) == 1  # warned, not refused
+    with pytest.warns(rv.exceptions.DataWarning, match=re.escape("system 'b' (fold 0) = ")):
+        rv.stats.compare_folds({"a": [a], "b": [b]})
+
+
+def test_settings_that_do_not_change_values_are_not_compared():
+    # the columns (named otherwise) give the same values: no warning
+    from tests.fairness_toy import RECS, TEST
+
+    a = rv.evaluate(RECS, TEST, ["ndcg@3"])
+    renamed = RECS.rename(columns={"user_id": "uid"})
+    b = rv.evaluate(renamed, TEST, ["ndcg@3"], columns={"user": "uid", "truth_user": "user_id"})
+    assert a.settings["columns"] != b.settings["columns"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rv.exceptions.DataWarning)
+        rv.compare({"a": a, "b": b})
 
 
 # -- command line -----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pandas as pd
 from receval._columns import Columns
 from receval._names import clean_name
 from receval._result import EvaluationResult
-from receval.exceptions import InvalidParameterError, UnknownMetricError
+from receval.exceptions import DataWarning, InvalidParameterError, UnknownMetricError, warn
 from receval.metrics import Metric, parse
 from receval.stats._analysis import analyse
 from receval.stats._comparison import Comparison
@@ -24,6 +24,13 @@ from receval.stats._values import SystemValues, concat_folds, pair_users, values
 __all__ = ["compare", "compare_folds"]
 
 _USERS = ("common", "union")
+
+#: Recorded evaluation settings that change metric values (``result.settings[key]``);
+#: the others (columns, partitions, counts of dropped rows, strict, progress) do not.
+DEFINING_SETTINGS = ("convention", "convention_overrides", "relevance_threshold", "ties",
+                     "no_relevant", "missing_recs", "missing_predictions",
+                     "recs_without_truth", "truth_scope", "score_precision",
+                     "negative_grades", "duplicates", "id_cast")
 
 
 def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resamples: Any,
@@ -126,6 +133,43 @@ def _labels(named: Sequence[tuple[str, int | None, EvaluationResult]], metrics: 
         for label in labels:
             _label_of(entry, label, None if metrics is not None else first)
     return labels
+
+
+def _defining(ev: EvaluationResult, labels: Sequence[str]) -> dict[str, Any]:
+    """The recorded settings of ``ev`` that change the values of ``labels``."""
+    s = ev.settings or {}
+    out = {key: s[key] for key in DEFINING_SETTINGS if key in s}
+    beyond = s.get("beyond") or {}
+    if "item_features_missing" in beyond:
+        out["item_features_missing"] = beyond["item_features_missing"]
+    for label in labels:
+        if label in (s.get("metrics") or {}):
+            out[f"metrics[{label!r}]"] = s["metrics"][label]
+    return out
+
+
+def _warn_settings(named: Sequence[tuple[str, int | None, EvaluationResult]],
+                   labels: Sequence[str]) -> None:
+    """A :class:`DataWarning` when the results were evaluated under different settings.
+
+    The paired tests would then compare different definitions of a metric (relevance at
+    another threshold, another tie policy, ...). Settings recorded by one result only are
+    not compared.
+    """
+    first = _defining(named[0][2], labels)
+    differ: dict[str, list[str]] = {}
+    for entry in named[1:]:
+        other = _defining(entry[2], labels)
+        for key in first.keys() & other.keys():
+            if first[key] != other[key]:
+                differ.setdefault(key, []).append(f"{_where(entry)} = {other[key]!r}")
+    if differ:
+        shown = "; ".join(f"{key}: {_where(named[0])} = {first[key]!r}, {', '.join(rest[:4])}"
+                          + (f" and {len(rest) - 4} more" if len(rest) > 4 else "")
+                          for key, rest in differ.items())
+        warn(f"the results were evaluated under different settings ({shown}): the paired "
+             f"tests compare different definitions of the metrics; evaluate every system "
+             f"with the same options", DataWarning)
 
 
 def _where(entry: tuple[str, int | None, EvaluationResult]) -> str:
@@ -283,6 +327,11 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
 
     Warns
     -----
+    DataWarning
+        EvaluationResults evaluated under different settings that change metric values
+        (``relevance_threshold``, ``ties``, ``no_relevant``, a metric's parameters, ...),
+        naming the systems and the settings: the tests would compare different definitions.
+        Settings that do not change values (columns, partitions) are not compared.
     UndefinedMetricWarning
         Tests with too few users (none; one for the t and bootstrap tests): their statistic,
         effect size and p-value are NaN, left out of the correction.
@@ -308,6 +357,7 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
     cov = None
     if kinds == {True}:
         labels = _labels([(n, None, ev) for n, ev in named], metrics)
+        _warn_settings([(n, None, ev) for n, ev in named], labels)
         values = {n: values_of(ev, labels) for n, ev in named}
         objs = {x: named[0][1].summaries[x].metric for x in labels}
         evaluation = named[0][1].settings
@@ -345,6 +395,13 @@ def compare_folds(results: Mapping[str, Sequence[EvaluationResult]]
     Comparison
         Means over every (fold, user): for a macro metric the mean of the per-user values,
         for a micro metric the ratio pooled over the folds.
+
+
+    Warns
+    -----
+    DataWarning
+        Results (of any system or fold) evaluated under different settings that change
+        metric values, as in :func:`compare`.
     """
     correction = _options(test, correction, alpha, confidence, n_resamples, seed, users,
                           method)
@@ -363,6 +420,7 @@ def compare_folds(results: Mapping[str, Sequence[EvaluationResult]]
             examples=bad)
     flat = [(n, i, ev) for n, f in folds.items() for i, ev in enumerate(f)]
     labels = _labels(flat, metrics)
+    _warn_settings(flat, labels)
     values = {n: concat_folds([values_of(ev, labels) for ev in f]) for n, f in folds.items()}
     first = flat[0][2]
     objs = {x: first.summaries[x].metric for x in labels}
