@@ -24,8 +24,8 @@ def result(values: dict[str, Sequence[float]], users: Sequence[object] | None = 
     metrics = [parse(name) for name in values]
     frame = pd.DataFrame({m.label: np.asarray(v, dtype=float)
                           for m, v in zip(metrics, values.values(), strict=True)}, index=index)
-    summaries = {m.label: MetricSummary(m, float(np.nanmean(frame[m.label])), "macro", n)
-                 for m in metrics}
+    summaries = {m.label: MetricSummary(m, float(frame[m.label].mean()), "macro", n)
+                 for m in metrics}  # NaN values left out; NaN when every value is
     empty = pd.Index([])
     acc = UserAccounting(n, n, n - len(missing), index, empty, empty, empty, empty,
                          pd.Index(list(missing)), empty, empty, 0, {})

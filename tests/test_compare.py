@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -249,6 +251,99 @@ def test_bad_systems():
     assert e.value.parameter == "metrics"
 
 
+def test_no_user_in_common_counts_the_users_with_a_list():
+    # 6 truth users; A has lists for users 0, 1, B for 2, 3, 4. Under missing_recs='zero'
+    # each per-user table holds all 6 users (the others scored 0): the message counts lists
+    systems, truth = tables(6)
+    apart = {"A": systems["good"][systems["good"]["user"] < 2],
+             "B": systems["fair"][systems["fair"]["user"].between(2, 4)]}
+    with pytest.raises(EmptyInputError, match=r"users with a list per system: "
+                                              r"\{'A': 2, 'B': 3\}") as e:
+        rv.compare(apart, truth, ["ndcg@10"])
+    assert e.value.parameter == "systems"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: rv.compare({"A": PRED_A, "B": PRED_B}, TRUTH, []),
+    lambda: rv.compare({"a": result({"ndcg@10": [0.1]}), "b": result({"ndcg@10": [0.2]})},
+                       metrics=[]),
+    lambda: rv.stats.compare_folds({"a": [result({"ndcg@10": [0.1]})],
+                                    "b": [result({"ndcg@10": [0.2]})]}, metrics=[]),
+])
+def test_empty_metrics_is_refused_as_by_evaluate(call):
+    with pytest.raises(InvalidParameterError, match="metrics is empty: name at least one "
+                                                    "metric") as e:
+        call()
+    assert e.value.parameter == "metrics"
+
+
+def test_global_metrics_alone_give_each_systems_value_without_a_test():
+    # Gini and exposure have one value per list set, no per-user values: docs/fairness.md
+    # says rv.compare reports each system's value (rv.evaluate's) and runs no test
+    from tests.fairness_toy import ITEM_GROUPS, RECS, TEST, TRAIN
+
+    rev = RECS.assign(score=-RECS["score"])
+    metrics = ["gini@3", "exposure@3"]
+    opts = {"train": TRAIN, "item_groups": ITEM_GROUPS}
+    for test in ("t", "bootstrap"):
+        cmp = rv.compare({"a": RECS, "b": rev, "c": RECS}, TEST, metrics, test=test, **opts)
+        for name, recs in (("a", RECS), ("b", rev)):
+            ev = rv.evaluate(recs, TEST, metrics, **opts)
+            assert cmp.table().loc[name].tolist() == [ev["Gini@3"], ev["Exposure@3"]]
+        assert cmp.tests.empty
+        assert cmp.ci.empty
+        assert cmp.settings["not_tested"] == ["Gini@3", "Exposure@3"]
+        assert cmp.settings["n_tests"] == 0
+        assert "over 0 tests" in cmp.to_markdown()
+
+
+def test_metric_undefined_for_every_user_is_reported_untested():
+    # diversity@1: a one-item list has no pair, so no user has a value (NaN, as evaluate)
+    from tests.fairness_toy import GENRES, RECS, TEST
+
+    rev = RECS.assign(score=-RECS["score"])
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning, match=r"Diversity@1 \(0 users"):
+        cmp = rv.compare({"a": RECS, "b": rev}, TEST, ["diversity@1"], item_features=GENRES)
+    assert cmp.table()["Diversity@1"].isna().all()
+    row = cmp.tests.iloc[0]
+    assert np.isnan(row["p_value"])
+    assert not row["significant"]
+    assert row["n_users"] == 0
+
+
+@pytest.mark.parametrize(("options", "named"), [
+    ({"relevance_threshold": 4}, "relevance_threshold: system 'a' = None, system 'b' = 4"),
+    ({"ties": "optimistic"}, "ties: system 'a' = 'stable', system 'b' = 'optimistic'"),
+    ({"no_relevant": "zero"}, "no_relevant: system 'a' = 'skip', system 'b' = 'zero'"),
+])
+def test_results_under_different_settings_are_warned_about(options, named):
+    # the toy lists of docs/fairness.md (graded truth): b's NDCG is another definition
+    from tests.fairness_toy import RECS, TEST
+
+    a = rv.evaluate(RECS, TEST, ["ndcg@3"])
+    b = rv.evaluate(RECS.assign(score=-RECS["score"]), TEST, ["ndcg@3"], **options)
+    with pytest.warns(rv.exceptions.DataWarning, match="evaluated under different settings") \
+            as caught:
+        cmp = rv.compare({"a": a, "b": b})
+    assert named in str(caught[0].message)
+    assert len(cmp.tests) == 1  # warned, not refused
+    with pytest.warns(rv.exceptions.DataWarning, match=re.escape("system 'b' (fold 0) = ")):
+        rv.stats.compare_folds({"a": [a], "b": [b]})
+
+
+def test_settings_that_do_not_change_values_are_not_compared():
+    # the columns (named otherwise) give the same values: no warning
+    from tests.fairness_toy import RECS, TEST
+
+    a = rv.evaluate(RECS, TEST, ["ndcg@3"])
+    renamed = RECS.rename(columns={"user_id": "uid"})
+    b = rv.evaluate(renamed, TEST, ["ndcg@3"], columns={"user": "uid", "truth_user": "user_id"})
+    assert a.settings["columns"] != b.settings["columns"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rv.exceptions.DataWarning)
+        rv.compare({"a": a, "b": b})
+
+
 # -- command line -----------------------------------------------------------------------------
 def test_cli(tmp_path):
     from click.testing import CliRunner
@@ -287,6 +382,15 @@ def test_cli(tmp_path):
     mismatch = runner.invoke(cli, [*args, "--method", "exact"])  # with the t test
     assert mismatch.exit_code == 2
     assert "method='exact' chooses the null distribution" in mismatch.output
+    for spelling in ("none", "None"):  # rv.compare reads it: no correction either way
+        plain = runner.invoke(cli, [*args[:-1], spelling, "--format", "json"])
+        assert plain.exit_code == 0, plain.output
+        doc = json.loads(plain.stdout)
+        assert doc["settings"]["correction"] is None
+        assert [t["p_adjusted"] for t in doc["tests"]] == [t["p_value"] for t in doc["tests"]]
+    sidak = runner.invoke(cli, [*args[:-1], "sidak"])
+    assert sidak.exit_code == 2
+    assert "correction must be None or 'none'" in sidak.output
 
 
 def test_latex_and_html_escape_names():

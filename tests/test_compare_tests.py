@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -124,6 +125,88 @@ def test_degenerate_differences():
     assert shifted["p_value"] == 0.0
 
 
+NAN = math.nan
+# one user with a value under both systems: user 0, d = 0.8 - 0.2 = 0.6 (user 1: a has none)
+ONE_USER = ([0.8, NAN], [0.2, 0.4])
+# no user with a value under both systems
+NO_USER = ([NAN, NAN], [0.2, 0.4])
+
+
+@pytest.mark.parametrize(("test", "values", "want"), [
+    # (statistic, p-value, effect size); NaN: no test
+    ("t", NO_USER, (NAN, NAN, NAN)),
+    ("wilcoxon", NO_USER, (NAN, NAN, NAN)),
+    ("sign", NO_USER, (NAN, NAN, NAN)),
+    ("permutation", NO_USER, (NAN, NAN, NAN)),
+    ("bootstrap", NO_USER, (NAN, NAN, NAN)),
+    # one difference has no variance (scipy.stats.ttest_rel gives NaN), and every bootstrap
+    # resample of one user is that user: no t or bootstrap test, and no Cohen's d_z
+    ("t", ONE_USER, (NAN, NAN, NAN)),
+    ("bootstrap", ONE_USER, (NAN, NAN, NAN)),
+    # exact from one difference: permutation, 2 sign patterns (+0.6, -0.6), both as extreme
+    # as 0.6 -> p = 2 / 2 = 1, statistic the mean difference 0.6, d_z NaN (no sd)
+    ("permutation", ONE_USER, (0.6, 1.0, NAN)),
+    # Wilcoxon: W+ = 1, W- = 0 -> W+ - W- = 1, r = 1 / 1; p = scipy.stats.wilcoxon([0.6]) = 1
+    ("wilcoxon", ONE_USER, (1.0, 1.0, 1.0)),
+    # sign: n+ = 1, n- = 0 -> p = min(1, 2 P(Bin(1, 1/2) <= 0)) = min(1, 2 * 0.5) = 1
+    ("sign", ONE_USER, (1.0, 1.0, 1.0)),
+])
+def test_too_few_users_give_no_test(test, values, want):
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning) if math.isnan(want[1]) \
+            else warnings.catch_warnings():
+        if not math.isnan(want[1]):
+            warnings.simplefilter("error", rv.exceptions.UndefinedMetricWarning)
+        row = pair(*values, test=test, n_resamples=200).tests.iloc[0]
+    got = (row["statistic"], row["p_value"], row["effect_size"])
+    assert got == pytest.approx(want, nan_ok=True)
+    assert not row["significant"]
+    assert math.isnan(row["p_adjusted"]) == math.isnan(want[1])
+    if test == "bootstrap":
+        assert math.isnan(row["ci_low"])
+        assert math.isnan(row["ci_high"])
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "permutation", "bootstrap"])
+def test_no_test_is_named_and_left_out_of_the_correction(test):
+    # precision@5 has 5 users (A, B above); recall@5 has none under both systems, so
+    # bonferroni runs over m = 1 test: p_adjusted = min(1, 1 * p) = p for precision@5
+    a = result({"precision@5": A, "recall@5": [NAN] * 5})
+    b = result({"precision@5": B, "recall@5": [0.5] * 5})
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning,
+                      match=r"for Recall@5 \(0 users\).*left out of the correction"):
+        cmp = rv.compare({"a": a, "b": b}, test=test, correction="bonferroni",
+                         n_resamples=200)
+    prec, rec = cmp.tests.iloc[0], cmp.tests.iloc[1]
+    assert prec["p_adjusted"] == prec["p_value"]
+    assert math.isnan(rec["p_value"])
+    assert math.isnan(rec["p_adjusted"])
+    assert not rec["significant"]
+    assert rec["n_users"] == 0
+    assert cmp.settings["n_tests"] == 1
+    assert "1 tests" in cmp.to_markdown()
+
+
+def test_friedman_without_users_is_nan():
+    none = {s: result({"precision@5": v}) for s, v in
+            (("x", [NAN, NAN]), ("y", [0.2, 0.4]), ("z", [0.4, 0.4]))}
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning):
+        cmp = rv.compare(none)
+    row = cmp.friedman.iloc[0]
+    assert math.isnan(row["statistic"])
+    assert math.isnan(row["p_value"])
+    assert row["n_users"] == 0
+
+
+def test_adjust_leaves_nan_out():
+    # m = 2 defined p-values (0.01, 0.04): bonferroni 2p = 0.02, 0.08; holm: 2(.01) = .02,
+    # 1(.04) = .04; bh: 2(.01)/1 = .02, 2(.04)/2 = .04
+    p = np.array([0.01, NAN, 0.04])
+    assert adjust(p, "bonferroni") == pytest.approx([0.02, NAN, 0.08], nan_ok=True)
+    assert adjust(p, "holm") == pytest.approx([0.02, NAN, 0.04], nan_ok=True)
+    assert adjust(p, "bh") == pytest.approx([0.02, NAN, 0.04], nan_ok=True)
+    assert np.isnan(adjust(np.array([NAN]), "holm")).all()
+
+
 @pytest.mark.slow
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=3, max_size=30))
 @settings(max_examples=20, deadline=None)
@@ -161,6 +244,38 @@ def test_corrections_by_hand():
     # bh: 4p/rank = .02, .02, .04, .04 -> running min from the top: .02 .02 .04 .04
     assert adjust(p, "bh") == pytest.approx([0.02, 0.04, 0.04, 0.02])
     assert adjust(p, None) == pytest.approx(p)
+
+
+@pytest.mark.parametrize(("given", "recorded"), [
+    (None, None), ("none", None), ("None", None), ("NONE", None),  # no correction
+    ("holm", "holm"), ("Holm", "holm"), ("BH", "bh"), ("bonferroni", "bonferroni"),
+])
+def test_correction_none_and_case_are_one_option(given, recorded):
+    # three tests (x-y, x-z, y-z); "none" in any case is None, names in any case are the name
+    cmp = rv.compare({s: result({"precision@5": v}) for s, v in
+                      (("x", [0.2, 0.4, 0.6]), ("y", [0.4, 0.4, 0.8]), ("z", [0.0, 0.2, 0.2]))},
+                     correction=given)
+    assert cmp.settings["correction"] == recorded
+    p = cmp.tests["p_value"].to_numpy()
+    want = p if recorded is None else adjust(p, recorded)
+    assert cmp.tests["p_adjusted"].to_numpy() == pytest.approx(want)
+    groups = {0: "g", 1: "g", 2: "h"}
+    d = cmp.disparity(groups, correction=given, n_resamples=20)
+    assert d["p_adjusted"].to_numpy() == pytest.approx(
+        d["p_value"].to_numpy() if recorded is None else adjust(d["p_value"], recorded))
+
+
+@pytest.mark.parametrize("bad", ["sidak", "", 1, True])
+def test_correction_refused_names_both_spellings_of_none(bad):
+    two = {"a": result({"precision@5": [0.1, 0.2]}), "b": result({"precision@5": [0.3, 0.2]})}
+    for call in (lambda: rv.compare(two, correction=bad),
+                 lambda: rv.compare(two).disparity({0: "g", 1: "h"}, correction=bad),
+                 lambda: adjust(np.array([0.5]), bad)):
+        with pytest.raises(rv.exceptions.InvalidParameterError,
+                           match="correction must be None or 'none'") as e:
+            call()
+        assert e.value.parameter == "correction"
+        assert repr(bad) in str(e.value)
 
 
 def test_correction_runs_over_every_test_of_the_call():

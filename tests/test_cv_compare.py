@@ -37,6 +37,20 @@ def test_compare_pairs_users_within_folds(cv):
         assert cmp.table().loc["pop", metric] == pytest.approx(a.mean(), abs=1e-12)
 
 
+@pytest.mark.parametrize("none", [None, "none", "None"])
+def test_compare_correction_none_in_any_spelling(cv, none):
+    cmp = cv.compare(test="t", correction=none, metrics=["ndcg@10"])
+    assert cmp.settings["correction"] is None
+    assert cmp.tests["p_adjusted"].tolist() == cmp.tests["p_value"].tolist()
+
+
+def test_compare_refuses_an_unknown_correction(cv):
+    # before this check, cv.compare passed any string to the adjustment, which read it as "bh"
+    with pytest.raises(rv.exceptions.InvalidParameterError, match="got 'sidak'") as e:
+        cv.compare(correction="sidak")
+    assert e.value.parameter == "correction"
+
+
 def test_compare_passes_options(cv):
     cmp = cv.compare(test="wilcoxon", baseline="pop", metrics=["ndcg@10"])
     tests = cmp.tests

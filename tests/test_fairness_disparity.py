@@ -178,6 +178,71 @@ def test_compare_disparity_detects_a_change() -> None:
     assert t["p_value"] < 0.01
 
 
+@pytest.mark.parametrize(("summary", "value_b"), [
+    # b hits for users 1, 2 (group 0) only: group values (MU[0], 0)
+    ("ratio", 0.0),  # min / max = 0 / MU[0]
+    ("cv", 1.0),  # std / mean = (MU[0] / 2) / (MU[0] / 2)
+])
+def test_compare_disparity_undefined_summary_is_no_test(summary: str, value_b: float) -> None:
+    # a never hits: group values (0, 0), so ratio (max 0) and cv (mean 0) are undefined
+    miss = RECS.assign(item_id=RECS["item_id"] + 100)
+    half = pd.concat([miss[miss["user_id"] >= 3], RECS[RECS["user_id"] <= 2]])
+    cmp = rv.compare({"a": miss, "b": half, "c": RECS}, TEST, [NDCG], n_resamples=200)
+    with pytest.warns(rv.exceptions.UndefinedMetricWarning,
+                      match=rf"summary='{summary}' is undefined.*\(a nan vs b"):
+        t = cmp.disparity(USER_GROUPS, summary=summary, correction="bonferroni")
+    ab, ac, bc = (t.iloc[i] for i in range(3))
+    assert ab["value_b"] == pytest.approx(value_b, abs=1e-15)
+    for row in (ab, ac):  # a's summary is NaN: no difference, no test
+        assert math.isnan(row["diff"])
+        assert math.isnan(row["p_value"])
+        assert math.isnan(row["p_adjusted"])
+        assert not row["significant"]
+    # the one defined test is the correction's only one: m = 1, p_adjusted = min(1, 1 p)
+    assert bc["p_adjusted"] == bc["p_value"]
+    assert not math.isnan(bc["p_value"])
+
+
+@pytest.mark.parametrize(("users", "value_a", "n_users"), [
+    # common: user 4 (no list from a) is left out, as in cmp.tests; groups {1, 2}, {3}:
+    # MU[0] - VALUES[2] = 0.766434 - 0.613147 = 0.153287
+    ("common", MU[0] - VALUES[2], 3),
+    # union: user 4 scored 0 (missing_recs='zero'): MU[0] - (VALUES[2] + 0) / 2 = 0.459860
+    ("union", MU[0] - VALUES[2] / 2, 4),
+])
+def test_compare_disparity_uses_the_compared_users(users: str, value_a: float,
+                                                   n_users: int) -> None:
+    other = RECS.assign(score=-RECS["score"])
+    cmp = rv.compare({"a": RECS[RECS["user_id"] != 4], "b": other}, TEST, [NDCG],
+                     users=users, n_resamples=200)
+    assert cmp.tests["n_users"].tolist() == [n_users]
+    row = cmp.disparity(USER_GROUPS).iloc[0]
+    assert row["value_a"] == pytest.approx(value_a, abs=1e-15)
+    assert row["n_users"] == n_users
+
+
+def test_fold_comparison_disparity_groups_by_user() -> None:
+    # two folds of the same lists: users (fold, user) take the group of user; group values
+    # and the gap are those of one fold, MU[0] - MU[1], over 2 x 4 users
+    ev, other = ev_toy(), ev_toy(recs=RECS.assign(score=-RECS["score"]))
+    cmp = rv.stats.compare_folds({"a": [ev, ev], "b": [other, other]}, n_resamples=100)
+    row = cmp.disparity(USER_GROUPS).iloc[0]
+    assert row["value_a"] == pytest.approx(MU[0] - MU[1], abs=1e-15)
+    assert row["n_users"] == 8
+
+
+@pytest.mark.parametrize("groups", [
+    {str(u): g for u, g in USER_GROUPS.items()},  # '1': ids are integers
+    {float(u): g for u, g in USER_GROUPS.items()},  # 1.0
+    {1: 0, "2": 0, 3: 1, 4: 1},  # one key of another type: user 2 would be 'without group'
+])
+def test_group_keys_of_another_type_are_refused_as_by_ev_by(groups: dict) -> None:
+    for call in (ev_toy().by, ev_toy().disparity, _compare().disparity):
+        with pytest.raises(rv.exceptions.IdTypeMismatchError) as e:
+            call(groups)
+        assert e.value.parameter == "groups"
+
+
 @pytest.mark.parametrize(("kwargs", "error"), [
     ({"summary": "range"}, InvalidParameterError), ({"confidence": 1.0}, InvalidParameterError),
     ({"n_resamples": 0}, InvalidParameterError), ({"seed": -1}, InvalidParameterError),

@@ -29,7 +29,7 @@ from receval._cv_checks import (
 )
 from receval._cv_progress import CvProgress
 from receval._cv_result import CrossValidation
-from receval._evaluate import evaluate
+from receval._evaluate import evaluate, metric_list
 from receval._flags import check_flag
 from receval._result import EvaluationResult
 from receval.exceptions import InvalidParameterError, warn
@@ -216,11 +216,7 @@ def _count_ties(caught: list[warnings.WarningMessage], settings: dict[str, Any],
 
 
 def _as_list(metrics: str | Metric | Iterable[str | Metric]) -> list[str | Metric]:
-    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
-    if not items:
-        raise InvalidParameterError("metrics is empty: name at least one metric",
-                                    parameter="metrics")
-    return items
+    return metric_list(metrics)
 
 
 def _fold_like(obj: Any) -> bool:

@@ -52,7 +52,9 @@ def _requested(cv: CrossValidation, metrics: Any) -> list[Any]:
 def compare_cv(cv: CrossValidation, **options: Any) -> Comparison:
     """Compare the models of ``cv`` (see :meth:`CrossValidation.compare`)."""
     from receval.stats import compare_folds
+    from receval.stats._corrections import correction_of
 
+    correction = correction_of(options.pop("correction", None))
     metrics = options.pop("metrics", None)
     requested = _requested(cv, metrics)
     by_model: Mapping[str, list[EvaluationResult]] = {
@@ -84,7 +86,6 @@ def compare_cv(cv: CrossValidation, **options: Any) -> Comparison:
             f"{'; '.join(notes)}", parameter="metrics")
     for note in notes:
         warn(f"cv.compare: {note}", DataWarning)
-    correction = options.pop("correction", None)
     parts = [compare_folds({m: by_model[m] for m in models}, metrics=group, **options)
              for models, group in sorted(groups.items(), key=lambda g: -len(g[0]))]
     return _merge(parts, cv.models, correction, options.get("alpha", 0.05),
@@ -124,7 +125,8 @@ def _merge(parts: list[Comparison], order: list[str], correction: str | None,
     users = users[~users.index.duplicated()].reindex(systems)
     settings = dict(parts[0].settings)
     settings.update(
-        correction=correction, n_tests=len(tests),
+        correction=correction,
+        n_tests=int(tests["p_value"].notna().sum()) if len(tests) else 0,  # the correction's m
         users_per_metric={k: v for p in parts
                           for k, v in (p.settings.get("users_per_metric") or {}).items()},
         not_tested=[x for p in parts for x in p.settings.get("not_tested", [])], **extra)
@@ -141,9 +143,11 @@ def _merge_per_user(parts: list[dict[str, Any] | None]) -> dict[str, Any] | None
         return None
     values: dict[str, dict[str, Any]] = {}
     metrics: dict[str, Any] = {}
+    compared: dict[str, Any] = {}
     for part in parts:
         assert part is not None
         metrics.update(part["metrics"])
+        compared.update(part.get("compared") or {})
         for name, v in part["values"].items():
             if name not in values:
                 values[name] = {"frame": v["frame"], "terms": dict(v["terms"])}
@@ -152,4 +156,4 @@ def _merge_per_user(parts: list[dict[str, Any] | None]) -> dict[str, Any] | None
                 new = [c for c in v["frame"].columns if c not in frame.columns]
                 values[name]["frame"] = frame.join(v["frame"][new], how="outer")
                 values[name]["terms"].update(v["terms"])
-    return {"values": values, "metrics": metrics}
+    return {"values": values, "metrics": metrics, "compared": compared}

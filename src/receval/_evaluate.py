@@ -28,7 +28,7 @@ from receval.data._spark import is_spark_frame
 from receval.exceptions import EmptyInputError, InvalidParameterError, format_examples
 from receval.metrics import Metric, parse
 
-__all__ = ["evaluate", "make_options", "with_side_inputs"]
+__all__ = ["evaluate", "make_options", "metric_list", "with_side_inputs"]
 
 #: The choices of each policy, from the one declaration of evaluate's options.
 _POLICIES = {name: choices_of(name) for name in (
@@ -45,13 +45,26 @@ def _choice(name: str, value: Any, options: Sequence[str]) -> str:
     return str(value)
 
 
-def _parse_metrics(metrics: str | Metric | Iterable[str | Metric],
-                   convention: Convention | None = None, *, item_features: bool = False
-                   ) -> list[tuple[str, Metric]]:
+def metric_list(metrics: str | Metric | Iterable[str | Metric]) -> list[str | Metric]:
+    """``metrics`` (one metric or several) as a list, never empty.
+
+    Raises
+    ------
+    InvalidParameterError
+        An empty list (``parameter='metrics'``), the same message for ``rv.evaluate``,
+        ``rv.compare`` and ``rv.cross_validate``.
+    """
     items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
     if not items:
         raise InvalidParameterError("metrics is empty: name at least one metric, e.g. "
                                     "['ndcg@10', 'map@10']", parameter="metrics")
+    return items
+
+
+def _parse_metrics(metrics: str | Metric | Iterable[str | Metric],
+                   convention: Convention | None = None, *, item_features: bool = False
+                   ) -> list[tuple[str, Metric]]:
+    items = metric_list(metrics)
     out, seen = [], set()
     for item in items:
         metric = parse(item) if convention is None else convention.metric(

@@ -84,7 +84,7 @@ def compare(truth: Path, runs: tuple[Path, ...], metrics: tuple[str, ...], test:
                    for name, path in zip(labels, runs, strict=True)}
         with recorded() as caught:
             cmp = rv.compare(systems, truth_frame, list(metrics), test=test, method=method,
-                             correction=None if correction == "none" else correction,
+                             correction=correction,
                              baseline=baseline, alpha=alpha, confidence=confidence,
                              n_resamples=n_resamples, seed=seed, users=users,
                              coverage=coverage, **options)

@@ -118,8 +118,7 @@ def cv(data: Path, model_specs: tuple[str, ...], metrics: tuple[str, ...], folds
                                        exclude_seen=not include_seen, columns=cols,
                                        **options)
             cmp = None if test is None else result.compare(
-                test=test, method=method, correction=None if correction == "none"
-                else correction, seed=seed)
+                test=test, method=method, correction=correction, seed=seed)
         _print(result, fmt, f"{data.name}: {folds}-fold cross-validation by {by} (seed "
                f"{seed}), top-{k}", caught, time.perf_counter() - started, cmp)
         if report_file is not None:

@@ -8,6 +8,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from receval.exceptions import UndefinedMetricWarning, warn
 from receval.stats import _paired as P
 from receval.stats._corrections import adjust
 from receval.stats._friedman import friedman
@@ -19,6 +20,9 @@ __all__ = ["RANK_TESTS", "Analysis", "analyse", "pairs_of"]
 #: Tests on ranks or signs: for micro metrics they compare the per-user ratios, while the
 #: mean-based tests compare the linearised values whose mean is the micro aggregate.
 RANK_TESTS = ("wilcoxon", "sign")
+
+#: Users a test needs (a variance needs two differences; the others are exact from one).
+MIN_USERS = {"t": 2, "bootstrap": 2, "wilcoxon": 1, "sign": 1, "permutation": 1}
 
 
 @dataclass
@@ -61,6 +65,8 @@ def analyse(paired: Paired, higher: dict[str, bool], *, test: str, correction: s
     names = list(paired.x)
     labels, mask = paired.labels, paired.mask
     m = len(labels)
+    if m == 0:  # only global metrics: each system's value, no interval and no test
+        return _nothing_to_test(names)
     count = mask.sum(axis=0).astype(np.float64)
     # as every aggregate of evaluate: exact means, pooled ratios for micro metrics
     means = pd.DataFrame({label: [paired.mean(s, j) for s in names]
@@ -94,6 +100,7 @@ def analyse(paired: Paired, higher: dict[str, bool], *, test: str, correction: s
             if cols else d
     result, exact = _run_test(test, d, dmask, resampled, n_resamples, seed, confidence,
                               method)
+    _warn_undefined(test, [(labels[j], int(count[j])) for _, _, j in cols], result.p_value)
     p_adj = adjust(result.p_value, correction)
     tests = pd.DataFrame({
         "metric": [labels[j] for _, _, j in cols], "system_a": [a for a, _, _ in cols],
@@ -112,6 +119,35 @@ def analyse(paired: Paired, higher: dict[str, bool], *, test: str, correction: s
     tests["n_users"] = [int(count[j]) for _, _, j in cols]
     fr, nem = _friedman_tables(paired, higher) if len(names) > 2 else (None, None)
     return Analysis(means, ci, tests, fr, nem, exact)
+
+
+def _nothing_to_test(names: list[str]) -> Analysis:
+    """The empty tables of a comparison without a metric with per-user values."""
+    means = pd.DataFrame(index=pd.Index(names, name="system"))
+    ci = pd.DataFrame(columns=["mean", "low", "high", "n_users"],
+                      index=pd.MultiIndex.from_arrays([[], []], names=["system", "metric"]))
+    tests = pd.DataFrame(columns=["metric", "system_a", "system_b", "mean_a", "mean_b", "diff",
+                                  "effect_size", "statistic", "p_value", "p_adjusted",
+                                  "significant", "n_users"])
+    return Analysis(means, ci, tests, None, None, False)
+
+
+def _warn_undefined(test: str, columns: list[tuple[str, int]], p: np.ndarray) -> None:
+    """One :class:`UndefinedMetricWarning` naming the metrics whose tests have too few users."""
+    from receval.stats._comparison import TEST_NAMES
+
+    short = dict.fromkeys(label for (label, _), pj in zip(columns, p, strict=True)
+                          if np.isnan(pj))
+    if not short:
+        return
+    counts = dict(columns)
+    need = MIN_USERS[test]
+    shown = ", ".join(f"{label} ({counts[label]} user{'s' if counts[label] != 1 else ''})"
+                      for label in short)
+    warn(f"no {TEST_NAMES[test]} for {shown}: a test needs at least {need} user"
+         f"{'s' if need > 1 else ''} with a value under every system; its statistic, effect "
+         f"size and p-value are NaN, never significant, and left out of the correction",
+         UndefinedMetricWarning)
 
 
 def _friedman_tables(paired: Paired, higher: dict[str, bool]

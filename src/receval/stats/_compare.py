@@ -11,11 +11,11 @@ import pandas as pd
 from receval._columns import Columns
 from receval._names import clean_name
 from receval._result import EvaluationResult
-from receval.exceptions import InvalidParameterError, UnknownMetricError
+from receval.exceptions import DataWarning, InvalidParameterError, UnknownMetricError, warn
 from receval.metrics import Metric, parse
 from receval.stats._analysis import analyse
 from receval.stats._comparison import Comparison
-from receval.stats._corrections import CORRECTIONS
+from receval.stats._corrections import correction_of
 from receval.stats._coverage import COVERAGES, common_truth, fill_label, prediction_coverage
 from receval.stats._paired import TESTS
 from receval.stats._signed_rank import METHODS
@@ -25,10 +25,17 @@ __all__ = ["compare", "compare_folds"]
 
 _USERS = ("common", "union")
 
+#: Recorded evaluation settings that change metric values (``result.settings[key]``);
+#: the others (columns, partitions, counts of dropped rows, strict, progress) do not.
+DEFINING_SETTINGS = ("convention", "convention_overrides", "relevance_threshold", "ties",
+                     "no_relevant", "missing_recs", "missing_predictions",
+                     "recs_without_truth", "truth_scope", "score_precision",
+                     "negative_grades", "duplicates", "id_cast")
+
 
 def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resamples: Any,
-             seed: Any, users: Any, method: Any) -> None:
-    """Check every option of a comparison before any work."""
+             seed: Any, users: Any, method: Any) -> str | None:
+    """Check every option of a comparison before any work; the normalised correction."""
     if test not in TESTS:
         raise InvalidParameterError(
             f"test must be one of {', '.join(map(repr, TESTS))}; got {test!r}",
@@ -41,10 +48,7 @@ def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resample
         raise InvalidParameterError(
             f"method={method!r} chooses the null distribution of test='wilcoxon'; "
             f"test={test!r} takes method='auto'", parameter="method", examples=[method])
-    if correction is not None and correction not in CORRECTIONS:
-        raise InvalidParameterError(
-            f"correction must be None or one of {', '.join(map(repr, CORRECTIONS))}; got "
-            f"{correction!r}", parameter="correction", examples=[correction])
+    correction = correction_of(correction)
     for name, value in (("alpha", alpha), ("confidence", confidence)):
         if not (isinstance(value, numbers.Real) and not isinstance(value, bool)
                 and 0.0 < float(value) < 1.0):
@@ -61,6 +65,7 @@ def _options(test: Any, correction: Any, alpha: Any, confidence: Any, n_resample
         raise InvalidParameterError(
             f"users must be 'common' (the users every system has a list for) or 'union' "
             f"(every truth user); got {users!r}", parameter="users", examples=[users])
+    return correction
 
 
 def _entries(systems: Any, parameter: str, baseline: Any) -> list[tuple[str, Any]]:
@@ -113,11 +118,13 @@ def _labels(named: Sequence[tuple[str, int | None, EvaluationResult]], metrics: 
     UnknownMetricError
         A metric one of the results lacks, naming that system (and fold).
     """
+    from receval._evaluate import metric_list
+
     first = named[0]
     if metrics is None:
         labels = first[2].labels
     else:
-        items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+        items = metric_list(metrics)
         labels = []
         for m in items:
             label = _label_of(first, m, None)
@@ -126,6 +133,43 @@ def _labels(named: Sequence[tuple[str, int | None, EvaluationResult]], metrics: 
         for label in labels:
             _label_of(entry, label, None if metrics is not None else first)
     return labels
+
+
+def _defining(ev: EvaluationResult, labels: Sequence[str]) -> dict[str, Any]:
+    """The recorded settings of ``ev`` that change the values of ``labels``."""
+    s = ev.settings or {}
+    out = {key: s[key] for key in DEFINING_SETTINGS if key in s}
+    beyond = s.get("beyond") or {}
+    if "item_features_missing" in beyond:
+        out["item_features_missing"] = beyond["item_features_missing"]
+    for label in labels:
+        if label in (s.get("metrics") or {}):
+            out[f"metrics[{label!r}]"] = s["metrics"][label]
+    return out
+
+
+def _warn_settings(named: Sequence[tuple[str, int | None, EvaluationResult]],
+                   labels: Sequence[str]) -> None:
+    """A :class:`DataWarning` when the results were evaluated under different settings.
+
+    The paired tests would then compare different definitions of a metric (relevance at
+    another threshold, another tie policy, ...). Settings recorded by one result only are
+    not compared.
+    """
+    first = _defining(named[0][2], labels)
+    differ: dict[str, list[str]] = {}
+    for entry in named[1:]:
+        other = _defining(entry[2], labels)
+        for key in first.keys() & other.keys():
+            if first[key] != other[key]:
+                differ.setdefault(key, []).append(f"{_where(entry)} = {other[key]!r}")
+    if differ:
+        shown = "; ".join(f"{key}: {_where(named[0])} = {first[key]!r}, {', '.join(rest[:4])}"
+                          + (f" and {len(rest) - 4} more" if len(rest) > 4 else "")
+                          for key, rest in differ.items())
+        warn(f"the results were evaluated under different settings ({shown}): the paired "
+             f"tests compare different definitions of the metrics; evaluate every system "
+             f"with the same options", DataWarning)
 
 
 def _where(entry: tuple[str, int | None, EvaluationResult]) -> str:
@@ -162,7 +206,7 @@ def _from_tables(systems: Mapping[str, Any], truth: Any, metrics: Any, coverage:
                  ) -> tuple[dict[str, SystemValues], list[str], dict[str, Metric],
                             pd.DataFrame | None]:
     """Evaluate every system (``rv.evaluate``), rating metrics in one or two readings."""
-    from receval._evaluate import evaluate
+    from receval._evaluate import evaluate, metric_list
 
     if truth is None:
         raise InvalidParameterError("truth is needed to compare recommendation tables",
@@ -170,7 +214,7 @@ def _from_tables(systems: Mapping[str, Any], truth: Any, metrics: Any, coverage:
     if metrics is None:
         raise InvalidParameterError("metrics is needed to compare recommendation tables, "
                                     "e.g. ['ndcg@10', 'map@10']", parameter="metrics")
-    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    items = metric_list(metrics)
     rating = [m for m in items if (m if isinstance(m, Metric) else parse(m)).family == "rating"]
     other = [m for m in items if m not in rating]
     fill = options.get("missing_predictions")
@@ -230,9 +274,10 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
         The paired test of every (metric, pair): paired t (default), Wilcoxon signed-rank
         (by default ``scipy.stats.wilcoxon(d)``'s p-value), sign, paired permutation (sign
         flips; exact when ``2 ** n_users <= n_resamples``), paired bootstrap over users.
-    correction : {None, "bonferroni", "holm", "bh"}
+    correction : {None, "none", "bonferroni", "holm", "bh"}
         Multiple-comparison correction over every test of the call (all metrics x all
-        pairs): Bonferroni, Holm's step-down, Benjamini-Hochberg.
+        pairs): none (``None`` or ``"none"``, recorded as ``None``), Bonferroni, Holm's
+        step-down, Benjamini-Hochberg. Tests that cannot be run (NaN p-value) are left out.
     baseline : str, optional
         Test each other system against this one only (rows ``system_a`` = the other,
         ``system_b`` = the baseline); by default every pair.
@@ -272,14 +317,33 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
     InvalidParameterError
         An unknown test, correction, users, coverage or method; alpha or confidence outside
         (0, 1); n_resamples < 1; fewer than two systems; two systems of the same name; a
-        baseline that is not a system.
+        baseline that is not a system; an empty ``metrics``.
     UnknownMetricError
         Results that lack a requested metric (or, without ``metrics``, one of the first
         result's), naming the system.
     EmptyInputError
-        The systems have no user in common.
+        A metric has per-user values and the systems have no user in common (counting the
+        users each system has a list for).
+
+    Warns
+    -----
+    DataWarning
+        EvaluationResults evaluated under different settings that change metric values
+        (``relevance_threshold``, ``ties``, ``no_relevant``, a metric's parameters, ...),
+        naming the systems and the settings: the tests would compare different definitions.
+        Settings that do not change values (columns, partitions) are not compared.
+    UndefinedMetricWarning
+        Tests with too few users (none; one for the t and bootstrap tests): their statistic,
+        effect size and p-value are NaN, left out of the correction.
+
+    Notes
+    -----
+    Metrics without per-user values (global or group metrics) are not tested: the table
+    shows each system's value and ``settings["not_tested"]`` lists them, also when they are
+    the only metrics of the call.
     """
-    _options(test, correction, alpha, confidence, n_resamples, seed, users, method)
+    correction = _options(test, correction, alpha, confidence, n_resamples, seed, users,
+                          method)
     named = _entries(systems, "systems", baseline)
     if coverage not in COVERAGES:
         raise InvalidParameterError(
@@ -293,6 +357,7 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
     cov = None
     if kinds == {True}:
         labels = _labels([(n, None, ev) for n, ev in named], metrics)
+        _warn_settings([(n, None, ev) for n, ev in named], labels)
         values = {n: values_of(ev, labels) for n, ev in named}
         objs = {x: named[0][1].summaries[x].metric for x in labels}
         evaluation = named[0][1].settings
@@ -330,8 +395,16 @@ def compare_folds(results: Mapping[str, Sequence[EvaluationResult]]
     Comparison
         Means over every (fold, user): for a macro metric the mean of the per-user values,
         for a micro metric the ratio pooled over the folds.
+
+
+    Warns
+    -----
+    DataWarning
+        Results (of any system or fold) evaluated under different settings that change
+        metric values, as in :func:`compare`.
     """
-    _options(test, correction, alpha, confidence, n_resamples, seed, users, method)
+    correction = _options(test, correction, alpha, confidence, n_resamples, seed, users,
+                          method)
     named = _entries(results, "results", baseline)
     folds = {name: list(f) for name, f in named}
     n_folds = {n: len(f) for n, f in folds.items()}
@@ -347,6 +420,7 @@ def compare_folds(results: Mapping[str, Sequence[EvaluationResult]]
             examples=bad)
     flat = [(n, i, ev) for n, f in folds.items() for i, ev in enumerate(f)]
     labels = _labels(flat, metrics)
+    _warn_settings(flat, labels)
     values = {n: concat_folds([values_of(ev, labels) for ev in f]) for n, f in folds.items()}
     first = flat[0][2]
     objs = {x: first.summaries[x].metric for x in labels}
@@ -381,11 +455,14 @@ def _finish(values: dict[str, SystemValues], labels: list[str], objs: dict[str, 
                 "correction": correction, "baseline": baseline,
                 "alpha": float(alpha), "confidence": float(confidence),
                 "n_resamples": int(n_resamples), "seed": int(seed), "users": users,
-                "ci_method": "percentile", "n_tests": len(res.tests),
+                "ci_method": "percentile",
+                "n_tests": int(res.tests["p_value"].notna().sum()),  # the correction's m
                 "permutation_exact": res.exact if test == "permutation" else None,
                 "users_per_metric": paired.n_users, "not_tested": untested, **extra}
     per_user = {"values": {name: {"frame": v.frame, "terms": v.terms}
                            for name, v in values.items()},
-                "metrics": {x: objs[x] for x in paired.labels}}
+                "metrics": {x: objs[x] for x in paired.labels},
+                "compared": {x: paired.users[paired.mask[:, j]]
+                             for j, x in enumerate(paired.labels)}}
     return Comparison(list(values), means, res.ci, res.tests, res.friedman, res.nemenyi,
                       users_frame, cov, settings, higher, per_user)

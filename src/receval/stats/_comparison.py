@@ -15,10 +15,11 @@ from receval.exceptions import InvalidParameterError
 if TYPE_CHECKING:
     from receval.report._plots import ComparisonPlots
 
-__all__ = ["Comparison"]
+__all__ = ["TEST_NAMES", "Comparison"]
 
 _SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖqʳˢᵗᵘᵛʷˣʸᶻ"
-_TEST_NAMES = {"t": "paired t test", "wilcoxon": "Wilcoxon signed-rank test",
+#: The name of each ``test`` in tables, legends and warnings.
+TEST_NAMES = {"t": "paired t test", "wilcoxon": "Wilcoxon signed-rank test",
                "sign": "sign test", "permutation": "paired permutation test",
                "bootstrap": "paired bootstrap test"}
 
@@ -94,7 +95,11 @@ class Comparison:
 
         Paired by user, users resampled within their groups (the same draws for every
         system); one row per metric and pair (or against the baseline), ``correction`` over
-        every row. Options left at None take the comparison's. See
+        every row. The users are the comparison's own (those of ``cmp.tests``' ``n_users``,
+        e.g. under ``users='common'`` none that a system has no list for) that have a group.
+        Group keys must be of the type of the user ids (``IdTypeMismatchError`` otherwise,
+        as ``ev.by``). Options left at None take the comparison's; ``correction`` also
+        takes ``"none"``. See
         :func:`receval.stats._disparity.disparity_tests` and ``docs/fairness.md``.
         """
         from receval.stats._disparity import disparity_tests
@@ -114,7 +119,8 @@ class Comparison:
             alpha=s["alpha"] if alpha is None else alpha,
             confidence=s["confidence"] if confidence is None else confidence,
             n_resamples=s["n_resamples"] if n_resamples is None else n_resamples,
-            seed=s["seed"] if seed is None else seed)
+            seed=s["seed"] if seed is None else seed,
+            compared=self.per_user.get("compared"))
 
     def table(self) -> pd.DataFrame:
         """One row per system, one column per metric: the means over the compared users.
@@ -149,7 +155,7 @@ class Comparison:
         s = self.settings
         corr = s["correction"] or "no correction"
         return (f"Superscripts mark the systems each one beats significantly ("
-                f"{_TEST_NAMES[s['test']]}, {corr} over {s['n_tests']} tests, alpha = "
+                f"{TEST_NAMES[s['test']]}, {corr} over {s['n_tests']} tests, alpha = "
                 f"{s['alpha']:g}).")
 
     def _cells(self, digits: int, mark: Any) -> tuple[list[str], list[list[str]]]:

@@ -24,6 +24,7 @@ it.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,14 +35,25 @@ import numpy as np
 import pandas as pd
 
 from receval._aggregate import Column, aggregate
-from receval.exceptions import EmptyInputError, InvalidParameterError, UnknownMetricError
-from receval.stats._corrections import CORRECTIONS, adjust
+from receval._by_group import as_groups, check_group_ids
+from receval.exceptions import (
+    EmptyInputError,
+    InvalidParameterError,
+    UndefinedMetricWarning,
+    UnknownMetricError,
+    warn,
+)
+from receval.stats._corrections import adjust, correction_of
 from receval.stats._paired import _extreme, percentile_interval
 
 __all__ = ["SUMMARIES", "Disparity", "disparity", "disparity_tests"]
 
 #: Accepted values of ``summary``.
 SUMMARIES = ("max_gap", "ratio", "mad", "cv", "gini")
+#: Why a summary is NaN (the warning of :func:`disparity_tests`).
+_UNDEFINED = {"ratio": "ratio = min / max of the group values, undefined when the largest is 0",
+              "cv": "cv = std / mean of the group values, undefined when the mean is 0",
+              "": "a group value is undefined"}
 _BLOCK = 64
 _STREAM = 2
 
@@ -109,19 +121,23 @@ def _check(summary: Any, confidence: Any, n_resamples: Any, seed: Any) -> None:
                                         parameter=name, examples=[value])
 
 
-def _groups(groups: Any) -> pd.Series:
-    if isinstance(groups, pd.Series):
-        series = groups
-    elif isinstance(groups, Mapping):
-        series = pd.Series(dict(groups))
-    else:
-        raise InvalidParameterError(
-            f"groups must be a mapping or a pandas Series from user id to group; got "
-            f"{type(groups).__name__}", parameter="groups")
-    if series.index.has_duplicates:
-        dup = series.index[series.index.duplicated()].unique()[:5].tolist()
-        raise InvalidParameterError(f"groups gives some users more than one group, e.g. "
-                                    f"{dup}", parameter="groups", examples=dup)
+def _user_ids(users: pd.Index) -> pd.Index:
+    """The user ids of per-user rows: the last level of a fold comparison's (fold, user)."""
+    return users.get_level_values(-1) if isinstance(users, pd.MultiIndex) else users
+
+
+def _groups(groups: Any, users: pd.Index, where: str) -> pd.Series:
+    """``groups`` as a Series whose keys are checked as ``ev.by`` checks them.
+
+    Raises
+    ------
+    IdTypeMismatchError
+        Keys of another type than the user ids of ``where`` (or of several types).
+    InvalidParameterError
+        Not a mapping or a Series; a user given two groups.
+    """
+    series = as_groups(groups)
+    check_group_ids(series, _user_ids(users), "user", where)
     return series.dropna()
 
 
@@ -164,9 +180,10 @@ class _Layout:
 
 
 def _layout(users: pd.Index, groups: pd.Series) -> _Layout:
-    g = groups.reindex(users)
-    have = users[g.notna().to_numpy()]
-    codes, names = pd.factorize(g.dropna().to_numpy(), sort=True) if len(have) else (
+    g = groups.reindex(_user_ids(users))
+    present = g.notna().to_numpy()
+    have = users[present]
+    codes, names = pd.factorize(g.to_numpy()[present], sort=True) if len(have) else (
         np.empty(0, dtype=np.int64), np.empty(0))
     order = np.argsort(codes, kind="stable")
     sizes = np.bincount(codes, minlength=len(names))
@@ -257,10 +274,18 @@ def _labels(ev: Any, metrics: Any) -> list[str]:
     return list(dict.fromkeys(ev._label(m) for m in items))
 
 
-def _common(systems: Sequence[_Values], groups: pd.Series) -> tuple[_Layout, int]:
+def _common(systems: Sequence[_Values], groups: pd.Series,
+            compared: pd.Index | None = None) -> tuple[_Layout, int]:
+    """The users with a value under every system (and among ``compared``), by group.
+
+    ``compared``: the users a comparison tests the metric on (``users='common'`` leaves out
+    those a system has no list for, though ``missing_recs`` gave them a value).
+    """
     users = systems[0].users
     for v in systems[1:]:
         users = users.intersection(v.users, sort=False)
+    if compared is not None:
+        users = users.intersection(compared, sort=False)
     layout = _layout(users, groups)
     if len(layout.names) < 2:
         raise EmptyInputError(
@@ -297,7 +322,7 @@ def disparity(ev: Any, groups: Any, metrics: Any = None, *, summary: str = "max_
     Disparity
     """
     _check(summary, confidence, n_resamples, seed)
-    series = _groups(groups)
+    series = _groups(groups, ev._pandas_per_user("disparity(groups)").index, "the result")
     rows: dict[str, dict[str, Any]] = {}
     means: list[dict[str, Any]] = []
     for label in _labels(ev, metrics):
@@ -328,13 +353,19 @@ def disparity_tests(values: Mapping[str, Mapping[str, Any]], metrics: Mapping[st
                     groups: Any, labels: Sequence[str], *, summary: str = "max_gap",
                     baseline: str | None = None, correction: str | None = None,
                     alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000,
-                    seed: int = 0) -> pd.DataFrame:
+                    seed: int = 0, compared: Mapping[str, pd.Index] | None = None
+                    ) -> pd.DataFrame:
     """Test whether systems differ in a disparity, paired by user.
 
     ``values``: system -> {"frame": per-user values (users x labels), "terms": label ->
     (users, num, den)} (a comparison's per-user values). For each metric and pair of systems
-    (or each system against ``baseline``), the users every system has a value for are
-    resampled within their groups, the same draws for both systems; ``D = S_a - S_b``.
+    (or each system against ``baseline``), the users every system has a value for (and, with
+    ``compared``, label -> users, among the comparison's users of that metric, those of its
+    tests' ``n_users``) are resampled within their groups, the same draws for both systems;
+    ``D = S_a - S_b``. When a summary is undefined for a system (``ratio`` or ``cv`` of
+    group values that are all 0), ``D`` is NaN: its p-value is NaN, never significant, left
+    out of the correction, and an :class:`~receval.exceptions.UndefinedMetricWarning` names
+    the metric and the systems.
 
     Returns
     -------
@@ -345,22 +376,19 @@ def disparity_tests(values: Mapping[str, Mapping[str, Any]], metrics: Mapping[st
         (``p_adjusted < alpha``), ``n_users``.
     """
     _check(summary, confidence, n_resamples, seed)
-    if correction is not None and correction not in CORRECTIONS:
-        raise InvalidParameterError(
-            f"correction must be None or one of {', '.join(map(repr, CORRECTIONS))}; got "
-            f"{correction!r}", parameter="correction", examples=[correction])
-    series = _groups(groups)
+    correction = correction_of(correction)
     names = list(values)
+    series = _groups(groups, values[names[0]]["frame"].index, "the comparison")
     pairs = [(a, baseline) for a in names if a != baseline] if baseline is not None \
         else list(combinations(names, 2))
-    rows = []
+    rows, undefined = [], []
     for label in labels:
         if label not in metrics:
             raise UnknownMetricError(f"{label!r} is not a compared metric with per-user "
                                      f"values; they are {sorted(metrics)}",
                                      parameter="metrics", examples=[label])
         systems = [_system_values(values[s], metrics[label], label) for s in names]
-        layout, _ = _common(systems, series)
+        layout, _ = _common(systems, series, None if compared is None else compared[label])
         observed = [_observed(v, layout, layout.users, summary)[0] for v in systems]
         boot, _ = _resampled(systems, layout, layout.users, summary, int(n_resamples),
                              int(seed))
@@ -370,11 +398,20 @@ def disparity_tests(values: Mapping[str, Mapping[str, Any]], metrics: Mapping[st
             resampled = (boot[:, i] - boot[:, j])[:, None]
             count = _extreme(np.nan_to_num(resampled - d), np.array([d]))[0]
             p = 1.0 if d == 0 else min(1.0, (count + 1.0) / (len(boot) + 1.0))
+            if np.isnan(d):  # a summary undefined for a system: no test
+                p = math.nan
+                undefined.append(f"{label} ({a} {observed[i]:.4g} vs {b} {observed[j]:.4g})")
             low, high = percentile_interval(resampled, float(confidence))
             rows.append({"metric": label, "system_a": a, "system_b": b,
                          "value_a": observed[i], "value_b": observed[j], "diff": d,
                          "ci_low": float(low[0]), "ci_high": float(high[0]), "p_value": p,
                          "n_users": len(layout.users)})
+    if undefined:
+        more = f" and {len(undefined) - 5} more" if len(undefined) > 5 else ""
+        warn(f"summary={summary!r} is undefined (NaN) for a system in "
+             f"{'; '.join(undefined[:5])}{more}: {_UNDEFINED.get(summary, _UNDEFINED[''])}; "
+             f"the difference and its p-value are NaN, never significant, and left out of "
+             f"the correction", UndefinedMetricWarning)
     out = pd.DataFrame(rows)
     if len(out):
         out.insert(len(out.columns) - 1, "p_adjusted",

@@ -102,8 +102,8 @@ def _statistic(ranks: np.ndarray, equal: np.ndarray) -> tuple[float, float]:
     from scipy import stats as sps
 
     n, k = ranks.shape
-    if n == 0:
-        return 0.0, 1.0
+    if n == 0:  # no user: no test
+        return math.nan, math.nan
     c = 1.0 - float((equal ** 2 - 1).sum()) / (k * (k * k - 1) * n)
     if c <= 0:  # every user ties every system
         return 0.0, 1.0

@@ -3,8 +3,12 @@
 Each column ``j`` of ``d`` holds the differences ``a_u - b_u`` of one test, with ``mask[:, j]``
 marking the users that enter it (0 where they do not). Every function returns one value per
 column. A column whose differences are all 0 has statistic 0, effect size 0 and p-value 1:
-the data give no evidence of a difference. A column with fewer than two users has p-value 1
-for the t test (its variance is undefined).
+the data give no evidence of a difference. A column without users (no user has a value
+under both systems) has statistic, effect size and p-value NaN in every test: there is no
+test, and a NaN p-value is never significant and is left out of the correction. With one
+user the variance of the differences is undefined: the t and bootstrap tests are NaN
+(statistic, p-value, effect size, interval) and Cohen's d_z is NaN; the permutation,
+Wilcoxon and sign tests have their exact p-value (1 for one difference).
 """
 
 from __future__ import annotations
@@ -57,19 +61,19 @@ def cohens_dz(d: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
     ``d_z = mean(d) / sd(d)`` with ``sd`` the sample standard deviation (ddof = 1) (Cohen
     1988, section 2.3.5; Lakens 2013, eq. 7). 0 when every difference is 0, +-inf when the
-    differences are all equal and not 0.
+    differences are all equal and not 0, NaN with fewer than two users (no sd).
     """
-    _, mean, sd = _moments(d, mask)
+    n, mean, sd = _moments(d, mask)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(sd > 0, mean / np.where(sd > 0, sd, 1.0), np.sign(mean) * np.inf)
-    return np.where(mean == 0, 0.0, out)
+    return np.where(n < 2, np.nan, np.where(mean == 0, 0.0, out))
 
 
 def t_test(d: np.ndarray, mask: np.ndarray) -> PairedResult:
     """Paired Student t test, two-sided (the same numbers as ``scipy.stats.ttest_rel``).
 
     ``t = mean(d) / (sd(d) / sqrt(n))`` with ``n - 1`` degrees of freedom,
-    ``p = 2 P(T_{n-1} >= |t|)`` (Student 1908).
+    ``p = 2 P(T_{n-1} >= |t|)`` (Student 1908). NaN with fewer than two users, as SciPy.
     """
     from scipy import stats as sps
 
@@ -80,8 +84,9 @@ def t_test(d: np.ndarray, mask: np.ndarray) -> PairedResult:
                      np.sign(mean) * np.inf)
     t = np.where(mean == 0, 0.0, t)
     p = np.where(np.isinf(t), 0.0, 2.0 * sps.t.sf(np.abs(t), np.maximum(n - 1.0, 1.0)))
-    p = np.where((mean == 0) | (n < 2), 1.0, p)
-    return PairedResult(t, p, dz)
+    p = np.where(mean == 0, 1.0, p)
+    none = n < 2  # no variance: no test
+    return PairedResult(np.where(none, np.nan, t), np.where(none, np.nan, p), dz)
 
 
 def wilcoxon_test(d: np.ndarray, mask: np.ndarray, method: str = "auto") -> PairedResult:
@@ -104,6 +109,9 @@ def wilcoxon_test(d: np.ndarray, mask: np.ndarray, method: str = "auto") -> Pair
     stat, p, r = np.zeros(cols), np.ones(cols), np.zeros(cols)
     for j in range(cols):  # one column per (metric, pair): few, each vectorised over users
         x = d[mask[:, j], j]
+        if len(x) == 0:  # no user: no test
+            stat[j] = p[j] = r[j] = np.nan
+            continue
         nonzero = x[x != 0]
         if len(nonzero) == 0:
             continue
@@ -130,7 +138,10 @@ def sign_test(d: np.ndarray, mask: np.ndarray) -> PairedResult:
     p = np.minimum(1.0, 2.0 * sps.binom.cdf(np.minimum(pos, neg), n, 0.5))
     p = np.where(n == 0, 1.0, p)
     stat = (pos - neg).astype(np.float64)
-    return PairedResult(stat, p, np.where(n > 0, stat / np.maximum(n, 1), 0.0))
+    effect = np.where(n > 0, stat / np.maximum(n, 1), 0.0)
+    none = mask.sum(axis=0) == 0  # no user: no test
+    return PairedResult(np.where(none, np.nan, stat), np.where(none, np.nan, p),
+                        np.where(none, np.nan, effect))
 
 
 def _extreme(null: np.ndarray, observed: np.ndarray) -> np.ndarray:
@@ -166,9 +177,11 @@ def permutation_test(d: np.ndarray, mask: np.ndarray, n_resamples: int, seed: in
     else:
         null = sign_flip_sums(dz, n_resamples, seed)
         p = (_extreme(null, observed) + 1.0) / (n_resamples + 1.0)
-    n = np.maximum(mask.sum(axis=0), 1)
-    p = np.where(observed == 0, 1.0, p)
-    return PairedResult(observed / n, np.minimum(p, 1.0), cohens_dz(d, mask)), exact
+    n = mask.sum(axis=0)
+    p = np.where(observed == 0, 1.0, np.minimum(p, 1.0))
+    none = n == 0  # no user: no test
+    return PairedResult(np.where(none, np.nan, observed / np.maximum(n, 1)),
+                        np.where(none, np.nan, p), cohens_dz(d, mask)), exact
 
 
 def bootstrap_test(d: np.ndarray, mask: np.ndarray, resampled: np.ndarray,
@@ -181,15 +194,18 @@ def bootstrap_test(d: np.ndarray, mask: np.ndarray, resampled: np.ndarray,
     of resamples of the null-centred distribution at least as extreme as the observed mean,
     ``p = (1 + #{|T* - T| >= |T|}) / (B + 1)`` (Efron & Tibshirani 1993, section 16.4;
     Sakai 2006). The statistic is the observed mean difference; the effect size Cohen's
-    d_z.
+    d_z. With fewer than two users every resample is the observed sample: statistic,
+    p-value, effect size and interval are NaN.
     """
-    _, mean, _ = _moments(d, mask)
+    n, mean, _ = _moments(d, mask)
     b = resampled.shape[0]
     centred = resampled - mean
     count = _extreme(np.where(np.isnan(centred), 0.0, centred), mean)
     p = np.where(mean == 0, 1.0, np.minimum(1.0, (count + 1.0) / (b + 1.0)))
     low, high = percentile_interval(resampled, confidence)
-    return PairedResult(mean, p, cohens_dz(d, mask), low, high)
+    none = n < 2  # a degenerate bootstrap: no test
+    return PairedResult(*(np.where(none, np.nan, x) for x in (mean, p, cohens_dz(d, mask),
+                                                                 low, high)))
 
 
 def percentile_interval(resampled: np.ndarray, confidence: float

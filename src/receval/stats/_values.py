@@ -154,10 +154,16 @@ def pair_users(systems: dict[str, SystemValues], labels: Sequence[str],
                metrics: dict[str, Metric], users: str) -> Paired:
     """Pair the systems' users (``users='common'`` or ``'union'``) and build the matrices.
 
+    Metrics without per-user values (global metrics) are not paired. A metric that no
+    paired user has a value of under every system is kept with an empty mask column (its
+    tests are NaN).
+
     Raises
     ------
     EmptyInputError
-        When the systems have no user in common (``parameter='systems'``).
+        When some metric has per-user values and the systems have no user in common
+        (``parameter='systems'``); the message counts the users each system has a list for
+        (not those ``missing_recs`` filled in).
     """
     frames = [s.frame for s in systems.values()]
     if users == "common":
@@ -182,11 +188,11 @@ def pair_users(systems: dict[str, SystemValues], labels: Sequence[str],
             else:
                 mask[:, j] &= ~np.isnan(v[:, j])
         raw[name] = v
-    if len(universe) == 0 or (tested and not mask.any()):
-        sizes = {name: len(s.frame) for name, s in systems.items()}
+    if tested and len(universe) == 0:
+        sizes = {name: len(s.frame.index.difference(s.lacking)) for name, s in systems.items()}
         raise EmptyInputError(
-            f"the systems have no user in common (users={users!r}); users per system: "
-            f"{sizes}", parameter="systems")
+            f"the systems have no user in common (users={users!r}); users with a list per "
+            f"system: {sizes}", parameter="systems")
     x, plain = {}, {}
     terms: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for name, s in systems.items():
