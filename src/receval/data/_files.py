@@ -415,10 +415,12 @@ def _read_trec(path: Path, qrels: bool, encoding: str) -> pd.DataFrame:
         found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
         if found is None:
             raise
-        row = int(found.group(2)) - 1
-        lines = _data_lines(path, encoding, [row]) if int(found.group(1)) == len(names) \
-            else [int(found.group(2))]
-        raise _trec_width_error(path, qrels, lines, [int(found.group(3))], 1) from None
+        first, row, saw = (int(g) for g in found.groups())
+        if first != len(names):  # the first line is the odd one
+            raise _trec_width_error(path, qrels, _data_lines(path, encoding, [0]), [first],
+                                    1) from None
+        # pandas counts physical lines, blank ones included
+        raise _trec_width_error(path, qrels, [row], [saw], 1) from None
     cells = frame.to_numpy(dtype=object)
     widths = (cells != "").sum(axis=1) if cells.size else np.zeros(0, dtype=np.int64)
     bad = np.flatnonzero(widths != len(names))
