@@ -173,26 +173,41 @@ class Columns:
         """Return the column of ``available`` that plays ``role`` in ``table``.
 
         A name set for ``table`` wins over a name set for every table; a name that is set
-        must be one of ``available``, whether or not the role is required.
+        must be one of ``available``, whether or not the role is required. Aliases
+        (:data:`ALIASES`) are matched exactly first; when none matches exactly, they are
+        matched after stripping surrounding spaces and case (``" Item_ID"`` holds the item),
+        and two columns that match so are an error naming both.
 
         Raises
         ------
         ColumnNotFoundError
             The role was set explicitly to a missing column, or it is required and no
-            default name or alias is present, or several aliases are present.
+            default name or alias is present, or several aliases are present (or, with no
+            exact match, several columns match an alias once spaces and case are set aside).
         """
         explicit = self.named(role, table)
         avail = [str(c) for c in available]
         if explicit is not None:
             if explicit not in avail:
+                close = [name for name in avail if _normal(name) == _normal(explicit)]
+                hint = f" (did you mean {close[0]!r}? names are compared exactly)" \
+                    if close else ""
                 raise ColumnNotFoundError(
                     f"{table}: the {role} column {explicit!r} (set by "
-                    f"{self._setter(role, table)}) is not in the table; its columns are "
+                    f"{self._setter(role, table)}) is not in the table{hint}; its columns are "
                     f"{avail}", column=explicit, examples=avail)
             return explicit
         found = [name for name in ALIASES[role] if name in avail]
         keys = _table_keys(table)  # none: a table that columns= cannot name apart (a model's)
         only = f" (or {keys[0]}_{role}=... for this table only)" if keys else ""
+        if not found:  # no exact match: the aliases after stripping spaces and case
+            aliases = {_normal(name) for name in ALIASES[role]}
+            found = [name for name in avail if _normal(name) in aliases]
+            if len(found) > 1:
+                raise ColumnNotFoundError(
+                    f"{table}: several columns could hold the {role}: {found} (the same name "
+                    f"once spaces and case are set aside); choose one with "
+                    f"columns=Columns({role}=...){only}", column=found[0], examples=found)
         if len(found) > 1:
             raise ColumnNotFoundError(
                 f"{table}: several columns could hold the {role}: {found}; choose one with "
@@ -230,6 +245,11 @@ class Columns:
             if self._own(role, table) is not None or (
                     role in reads and getattr(self, role) is not None):
                 self.resolve(role, available, table=table, required=True)
+
+
+def _normal(name: str) -> str:
+    """A column name as alias matching compares it: without surrounding spaces, lower case."""
+    return name.strip().lower()
 
 
 def _table_roles(value: Any, table: str) -> dict[str, str | None]:

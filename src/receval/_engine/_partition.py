@@ -19,9 +19,11 @@ from receval.data import Interactions, prepare, recs_table, truth_table
 from receval.data._adapters import to_frame
 from receval.data._encode import cast_table, lookalike_ids
 from receval.data._samples import sampled_rows
+from receval.data._table import unused_note
 from receval.exceptions import (
     DataWarning,
     EmptyInputError,
+    InvalidParameterError,
     MissingUsersError,
     UndefinedMetricWarning,
     format_examples,
@@ -30,17 +32,22 @@ from receval.exceptions import (
 __all__ = ["evaluate_partition", "truth_grade_sum"]
 
 
-def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool
+def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool,
+              notes: list[Note] | None = None
               ) -> tuple[Interactions, dict[str, str], Samples | None]:
     """The encoded interactions of both tables, their columns by role, and the samples.
 
     With ``opts.sample`` (a stochastic ranker's sampled rankings), the interactions hold one
     row per (user, item) and the samples every sampled list (:mod:`receval.data._samples`).
+    A table whose value column seems unnamed is noted in ``notes`` (an error under strict).
     """
     if opts.sample is not None:
-        recs = to_frame(recs, "recs")
+        recs = to_frame(recs, "recs", ids=tuple(
+            n for n in (opts.columns.named("user", "recs"), opts.columns.named("item", "recs"))
+            if n is not None))
     rt = cast_table(recs_table(recs, opts.columns), opts.id_cast)
     tt = cast_table(truth_table(truth, opts.columns), opts.id_cast)
+    _check_unused(rt, tt, opts, notes)
     if opts.policies["score_precision"] == "float32" and rt.score is not None:
         rt = dataclasses.replace(rt, score=rt.score.astype(np.float32).astype(np.float64))
     if len(rt) == 0 and not part_of_whole:
@@ -60,6 +67,27 @@ def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool
         data = dataclasses.replace(data, notes={
             **data.notes, "recs_duplicates_dropped": lists.notes["recs_duplicates_dropped"]})
     return data, columns, samples_of(sampled, lists, data)
+
+
+def _check_unused(rt: Any, tt: Any, opts: Options, notes: list[Note] | None) -> None:
+    """A threshold with no grade column is an error; an unnamed value column, a note."""
+    threshold_given = opts.relevance_threshold is not None and (
+        opts.convention is None or "relevance_threshold" in opts.overrides)
+    if threshold_given and tt.rating is None:
+        cols = list(tt.columns.values()) + list(tt.unused)
+        raise InvalidParameterError(
+            f"relevance_threshold={opts.relevance_threshold!r} (the CLI's -t) was given, but "
+            f"truth has no grade (rating) column to compare with it (truth's columns include "
+            f"{cols}); name the grade column with columns=Columns(rating=...) (the CLI's "
+            f"--rating-col), or leave the threshold out to count every truth row as relevant",
+            parameter="relevance_threshold", examples=cols)
+    if notes is None:
+        return
+    for table in (rt, tt):
+        text = unused_note(table)
+        if text is not None:
+            note(notes, DataWarning, text, len(table.unused), list(table.unused),
+                 opts.strict)
 
 
 def _encoded(rt: Any, tt: Any, opts: Options, part_of_whole: bool) -> Interactions:
@@ -107,8 +135,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     With ``part_of_whole``, either table may be empty (a bucket can hold users of one side
     only); the caller checks that the whole is not.
     """
-    data, columns, samples = _prepared(recs, truth, opts, part_of_whole)
     notes: list[Note] = []
+    data, columns, samples = _prepared(recs, truth, opts, part_of_whole, notes)
     _note_lookalikes(data, opts, notes)
     groups, counts, codes = account(data, opts, notes)
     wanted = requested(opts.specs)

@@ -178,4 +178,8 @@ def read_input(path: Path, role: str, given: Mapping[str, Any]) -> Any:
 
     if given.get("buckets") is not None and is_parquet_source(path):
         return str(path)
-    return read_table(path, role=role, encoding=str(given.get("encoding") or "utf-8"))
+    columns = read_columns(given)
+    ids = () if columns is None else tuple(
+        columns.named(r, role) for r in ("user", "item") if columns.named(r, role) is not None)
+    return read_table(path, role=role, encoding=str(given.get("encoding") or "utf-8"),
+                      ids=ids)

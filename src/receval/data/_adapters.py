@@ -78,8 +78,8 @@ def _from_array(arr: np.ndarray, role: str, name: str) -> pd.DataFrame:
     return pd.DataFrame({"user": np.repeat(np.arange(n_users), k), "item": arr.ravel()})
 
 
-def to_frame(obj: Any, role: str, *, format: str | None = None, name: str | None = None
-             ) -> pd.DataFrame:
+def to_frame(obj: Any, role: str, *, format: str | None = None, name: str | None = None,
+             ids: tuple[str, ...] = ()) -> pd.DataFrame:
     """Convert ``obj`` (the ``recs`` or the ``truth``) to a pandas DataFrame.
 
     Parameters
@@ -92,6 +92,9 @@ def to_frame(obj: Any, role: str, *, format: str | None = None, name: str | None
         For a path: the file format (default: from the extension).
     name : str, optional
         The input's name in messages (e.g. ``"train"``, ``"exclude"``); default ``role``.
+    ids : tuple of str
+        For a CSV/TSV path: columns to read as ids besides the user and item aliases
+        (:func:`receval.data.read_table`).
 
     Raises
     ------
@@ -105,7 +108,7 @@ def to_frame(obj: Any, role: str, *, format: str | None = None, name: str | None
     if isinstance(obj, (str, os.PathLike)):
         from receval.data._files import read_table
 
-        return read_table(obj, format=format, role=role)
+        return read_table(obj, format=format, role=role, ids=ids)
     if _is_polars(obj):
         if hasattr(obj, "collect") and not hasattr(obj, "to_arrow"):
             obj = obj.collect()  # LazyFrame
