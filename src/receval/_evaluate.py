@@ -12,7 +12,7 @@ import numpy as np
 from receval import conventions
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge, truth_grade_sum
-from receval._evaluate_options import choices_of
+from receval._evaluate_options import check_relevance_threshold, choices_of
 from receval._exact import ExactSum
 from receval._result import EvaluationResult
 from receval.conventions import Convention
@@ -401,12 +401,7 @@ def make_options(
     if id_cast not in ID_CASTS:
         raise InvalidParameterError(f"id_cast must be None, 'str' or 'int'; got {id_cast!r}",
                                     parameter="id_cast", examples=[id_cast])
-    if threshold is not None and not (
-            isinstance(threshold, (int, float))
-            and not isinstance(threshold, bool) and threshold >= 0):
-        raise InvalidParameterError(
-            f"relevance_threshold must be a number >= 0 (grades below it are not relevant), "
-            f"got {threshold!r}", parameter="relevance_threshold", examples=[threshold])
+    check_relevance_threshold(threshold)
     return Options(
         specs=tuple(specs), columns=Columns.coerce(columns),
         ties=_choice("ties", resolved["ties"], choices_of("ties")), policies=pol,

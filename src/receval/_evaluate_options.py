@@ -42,7 +42,8 @@ from receval.data._build import TIE_POLICIES
 from receval.data._checks import DUPLICATE_POLICIES
 from receval.data._encode import ID_CASTS
 
-__all__ = ["EVALUATE_OPTIONS", "KINDS", "EvaluateOption", "choices_of", "defaults", "option"]
+__all__ = ["EVALUATE_OPTIONS", "KINDS", "EvaluateOption", "check_relevance_threshold",
+           "choices_of", "defaults", "option"]
 
 #: What kinds of value an option takes (see the module's documentation).
 KINDS = ("choice", "number", "choice_or_number", "choice_or_integer", "flag", "switch", "text",
@@ -198,3 +199,24 @@ def choices_of(name: str) -> tuple[str, ...]:
 def defaults() -> Mapping[str, Any]:
     """Option name -> default, as in ``evaluate``'s signature."""
     return {o.name: o.default for o in EVALUATE_OPTIONS}
+
+
+def check_relevance_threshold(value: Any) -> float | None:
+    """``relevance_threshold`` checked: None, or a number >= 0 (never NaN, a bool or text).
+
+    The one rule of every door that takes a threshold (:func:`receval.evaluate`,
+    :func:`receval.explain`).
+
+    Raises
+    ------
+    InvalidParameterError
+        Anything else, naming the parameter and the value.
+    """
+    from receval.exceptions import InvalidParameterError
+
+    if value is not None and not (isinstance(value, (int, float)) and not isinstance(
+            value, bool) and value >= 0):
+        raise InvalidParameterError(
+            f"relevance_threshold must be a number >= 0 (grades below it are not relevant), "
+            f"got {value!r}", parameter="relevance_threshold", examples=[value])
+    return value
