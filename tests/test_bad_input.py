@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 
 import receval as rv
+from receval._evaluate_options import EVALUATE_OPTIONS
 from receval.exceptions import (
     ColumnNotFoundError,
     DataError,
@@ -465,7 +466,9 @@ def test_i_invalid_negative_grades_policy() -> None:
 @pytest.mark.parametrize(("spec", "shown"), [("precision@0", "0"), ("precision@-1", "-1"),
                                              ("ndcg@-3", "-3"), ("precision@2.5", "2.5"),
                                              ("precision@True", "True"), ("ap@1e3", "1e3"),
-                                             ("recall@ten", "ten")])
+                                             ("recall@ten", "ten"),
+                                             ("recall@99999999999999999999",
+                                              "at most 2**31 - 1")])
 def test_j_bad_k_in_metric_strings(spec: str, shown: str) -> None:
     with pytest.raises(InvalidParameterError, match=re.escape(shown)) as info:
         rv.metrics.parse(spec)
@@ -473,7 +476,7 @@ def test_j_bad_k_in_metric_strings(spec: str, shown: str) -> None:
     assert "k" in str(info.value) or "cutoff" in str(info.value)
 
 
-@pytest.mark.parametrize("k", [0, -1, 2.5, True, False, "3", np.float64(2.0)])
+@pytest.mark.parametrize("k", [0, -1, 2.5, True, False, "3", np.float64(2.0), 2**31, 2**63])
 def test_j_bad_k_in_metric_objects(k: Any) -> None:
     with pytest.raises(InvalidParameterError, match=r"cutoff k of Precision must be an integer "
                        r">= 1.*got " + re.escape(repr(k))) as info:
@@ -557,6 +560,8 @@ def test_l_int_vs_str_user_ids() -> None:
         rv.evaluate(RECS_L, TRUTH_L, ["mrr"])
     assert info.value.column == "user"
     assert info.value.examples[0] == "int64"
+    assert "convert one side first, or pass id_cast='str' or 'int' (--id-cast)" in \
+        str(info.value)
 
 
 def test_l_int_vs_str_names_both_columns() -> None:
@@ -870,10 +875,11 @@ def test_r_missing_predictions_skip_drops_users_without_pairs() -> None:
     assert close(ev["mae"], 1.5)
 
 
-@pytest.mark.parametrize("value", ["mean", math.nan, math.inf, True, "none"])
+@pytest.mark.parametrize("value", ["mean", math.nan, math.inf, -math.inf, True, "none",
+                                   [1.0]])
 def test_r_invalid_missing_predictions(value: Any) -> None:
-    with pytest.raises(InvalidParameterError, match=r"missing_predictions must be one of") \
-            as info:
+    with pytest.raises(InvalidParameterError, match=r"missing_predictions must be one of "
+                       r"'error', 'skip', 'global_mean' or a finite number") as info:
         rv.evaluate(RECS_R, TRUTH_R, ["mae"], missing_predictions=value)
     assert info.value.parameter == "missing_predictions"
 
@@ -1145,10 +1151,67 @@ def test_v_bad_evaluate_parameters(kwargs: dict[str, Any], parameter: str) -> No
 def test_v_empty_and_malformed_metric_lists() -> None:
     with pytest.raises(InvalidParameterError, match=r"metrics is empty"):
         rv.evaluate(RECS_S, TRUTH_S, [])
+    with pytest.raises(InvalidParameterError, match=r"metrics is empty \(got None\)") as info:
+        rv.evaluate(RECS_S, TRUTH_S, None)
+    assert info.value.parameter == "metrics"
+    with pytest.raises(InvalidParameterError, match=r"metrics must be a metric name, a Metric "
+                       r"or a list of them.*got int 5"):
+        rv.evaluate(RECS_S, TRUTH_S, 5)
     with pytest.raises(InvalidParameterError, match=r"a metric is a string"):
         rv.evaluate(RECS_S, TRUTH_S, [3])
     with pytest.raises(InvalidParameterError, match=r"cannot read metric"):
         rv.evaluate(RECS_S, TRUTH_S, ["ndcg@10 @5"])
+
+
+def _cross_validate(**kwargs: Any) -> Any:
+    data = pd.DataFrame({"user": [1, 1, 2, 2], "item": [1, 2, 1, 3], "rating": [5, 4, 3, 2]})
+    return rv.cross_validate({"pop": "popular"}, data, ["ndcg@2"], split=[(data, data)], k=2,
+                             **{"progress": False, **kwargs})
+
+
+#: The doors that take evaluate's options as keywords (rv.compare: its own checks).
+OPTION_DOORS = {"evaluate": lambda **kw: rv.evaluate(RECS_S, TRUTH_S, ["mrr"], **kw),
+                "cross_validate": _cross_validate}
+
+
+@pytest.mark.parametrize("door", sorted(OPTION_DOORS))
+@pytest.mark.parametrize(("key", "close"), [
+    ("relevance_treshold", "relevance_threshold"), ("missing_rec", "missing_recs"),
+    ("Strict", "strict"), ("tie", "ties"), ("foo", None)])
+def test_v_an_unknown_keyword_names_it_and_its_close_matches(door: str, key: str,
+                                                              close: str | None) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        OPTION_DOORS[door](**{key: 4})
+    message = str(info.value)
+    assert f"{door}() got an unexpected keyword argument {key!r}" in message
+    assert info.value.parameter == key
+    if close is not None:
+        assert f"did you mean {close}" in message
+    else:
+        assert "did you mean" not in message
+    assert "no_relevant, missing_recs, recs_without_truth" in message  # the options, listed
+
+
+@pytest.mark.parametrize("door", sorted(OPTION_DOORS))
+@pytest.mark.parametrize("value", ["yes", "no", "false", 0, 1, 1.0, np.array([True]), None],
+                         ids=repr)
+@pytest.mark.parametrize("name", [o.name for o in EVALUATE_OPTIONS
+                                  if o.kind in ("flag", "switch")])
+def test_v_every_boolean_option_takes_booleans_only(door: str, name: str, value: Any) -> None:
+    kind = next(o.kind for o in EVALUATE_OPTIONS if o.name == name)
+    if value is None and kind == "switch":  # None: unset (the default)
+        OPTION_DOORS["evaluate"](**{name: value})
+        return
+    with pytest.raises(InvalidParameterError) as info:
+        OPTION_DOORS[door](**{name: value})
+    assert info.value.parameter == name
+    assert f"{name} must be True or False" in str(info.value)
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)], ids=repr)
+def test_v_boolean_options_take_numpy_and_python_booleans(value: Any) -> None:
+    ev = rv.evaluate(RECS_S, TRUTH_S, ["mrr"], strict=False, progress=value)
+    assert ev["mrr"] == 1.0
 
 
 def test_v_result_lookup_of_a_missing_metric() -> None:

@@ -100,7 +100,7 @@ def test_bad_grammar_or_cutoff(text):
 
 
 def test_k_must_be_a_true_integer():
-    with pytest.raises(InvalidParameterError, match="integer from 1 to 2"):
+    with pytest.raises(InvalidParameterError, match="integer >= 1"):
         rv.metrics.NDCG(k=True)
 
 
@@ -141,7 +141,7 @@ def test_a_cutoff_beyond_the_bound_is_refused(door, cut, name):
 
 @pytest.mark.parametrize("cut", [2**31, 2**63])
 def test_a_metric_object_cut_beyond_the_bound_is_refused(cut):
-    with pytest.raises(InvalidParameterError, match=r"from 1 to 2\*\*31 - 1"):
+    with pytest.raises(InvalidParameterError, match=r"at most 2\*\*31 - 1 = 2147483647"):
         rv.metrics.Recall(k=cut)
 
 

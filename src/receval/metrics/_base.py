@@ -96,8 +96,8 @@ class Metric:
             if self.k is not None and (isinstance(self.k, bool) or not isinstance(self.k, int)
                                        or not 1 <= self.k <= MAX_CUTOFF):
                 raise InvalidParameterError(
-                    f"the cutoff k of {self.display} must be an integer from 1 to 2**31 - 1 "
-                    f"({MAX_CUTOFF}; or None for the whole list), got {self.k!r}",
+                    f"the cutoff k of {self.display} must be an integer >= 1 (at most 2**31 - "
+                    f"1 = {MAX_CUTOFF}; or None for the whole list), got {self.k!r}",
                     parameter="k", examples=[self.k])
         for f in self.parameters():
             self._validate(f, getattr(self, f.name))
