@@ -215,6 +215,9 @@ class EvaluationResult:
     that statistics and groups can recompute the pooled ratio over any subset of users."""
     _cache: Any = field(default=None, repr=False, compare=False)
     """The persisted Spark DataFrame behind ``per_user`` (``per_user="spark"``)."""
+    _input_paths: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """Role -> path of each input given as a file (``recs``, ``truth``, ``train``, ...), so
+    that ``report(path)`` refuses to write over one of them, as the command line does."""
 
     # -- access ------------------------------------------------------------------------------
     @property
@@ -411,11 +414,15 @@ class EvaluationResult:
         Parameters
         ----------
         path : str or Path
-            The HTML file to write.
+            The HTML file to write; never one of the files this result was evaluated from,
+            nor ``recs``, ``truth`` or ``train`` given here (an
+            :class:`~receval.exceptions.OutputPathError`).
         recs, truth : table, optional
             The inputs of this evaluation: with them the curves show every cutoff
             k = 1..``max_k`` (one ``evaluate`` call under this result's settings); without
-            them, the cutoffs evaluated.
+            them, the cutoffs evaluated. Other inputs are an
+            :class:`~receval.exceptions.InvalidParameterError`: the curves must pass through
+            this result's values at its cutoffs.
         train : table, optional
             Training interactions (user, item): adds the popularity / long-tail figure
             (needs ``recs`` and ``truth``).
