@@ -327,6 +327,49 @@ def test_f_ties_per_metric(policy: str) -> None:
     assert ev.summaries[f"Precision(ties='{policy}')@2"].ties == policy
 
 
+#: Recs with a score and a rank that agree, tied on score for user 1 (the rank orders them).
+RECS_SR = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 11, 13, 14],
+                        "score": [0.9, 0.9, 0.5, 0.4], "rank": [2, 1, 1, 2]})
+TRUTH_SR = pd.DataFrame({"user_id": [1, 2], "item_id": [10, 13], "rating": [5, 4]})
+
+
+def _as_file(frame: pd.DataFrame, tmp_path: Path, name: str) -> str:
+    frame.to_csv(tmp_path / name, index=False)
+    return str(tmp_path / name)
+
+
+@pytest.mark.parametrize("source", ["frame", "csv", "parquet buckets"])
+@pytest.mark.parametrize("rank", ["rank", "position", "pos"])
+def test_f_a_tie_warning_names_the_unused_rank_column(tmp_path: Path, rank: str,
+                                                      source: str) -> None:
+    recs, truth = RECS_SR.rename(columns={"rank": rank}), TRUTH_SR
+    kw: dict[str, Any] = {}
+    if source == "csv":
+        recs, truth = _as_file(recs, tmp_path, "r.csv"), _as_file(truth, tmp_path, "t.csv")
+    elif source == "parquet buckets":
+        recs.to_parquet(tmp_path / "r.parquet", index=False)
+        truth.to_parquet(tmp_path / "t.parquet", index=False)
+        recs, truth = str(tmp_path / "r.parquet"), str(tmp_path / "t.parquet")
+        kw = {"buckets": 2, "progress": False}
+    hint = (rf"; recs also has a rank column '{rank}', not used \(the rows are ranked by "
+            rf"score\): pass columns=Columns\(rank='{rank}'\) / --rank-col {rank} to rank by "
+            rf"it$")
+    with pytest.warns(TiesAtCutoffWarning, match=r"tied scores straddle the cutoff k=1" + ".*"
+                      + hint):
+        ev = rv.evaluate(recs, truth, ["precision@1"], **kw)
+    assert ev["precision@1"] == 1.0  # the default ordering is unchanged: score, then input
+    with pytest.raises(DataError, match=hint.replace("$", "")):
+        rv.evaluate(recs, truth, ["precision@1"], strict=True, **kw)
+    ranked = rv.evaluate(recs, truth, ["precision@1"], columns=rv.Columns(rank=rank), **kw)
+    assert ranked["precision@1"] == 0.5  # the advice settles the tie
+
+
+def test_f_a_tie_warning_without_a_rank_column_has_no_hint() -> None:
+    with pytest.warns(TiesAtCutoffWarning) as caught:
+        rv.evaluate(RECS_SR.drop(columns="rank"), TRUTH_SR, ["precision@1"])
+    assert all("rank column" not in str(w.message) for w in caught)
+
+
 def test_f_ties_strict() -> None:
     with pytest.raises(DataError, match=r"tied scores straddle the cutoff k=2.*strict=True"):
         rv.evaluate(RECS_F, TRUTH_F, ["precision@2"], strict=True)

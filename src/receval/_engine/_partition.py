@@ -108,6 +108,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     only); the caller checks that the whole is not.
     """
     data, columns, samples = _prepared(recs, truth, opts, part_of_whole)
+    if "score" in columns and "rank" in columns:  # ranked by score: the rank breaks no tie
+        opts = dataclasses.replace(opts, unused_rank=columns["rank"])
     notes: list[Note] = []
     _note_lookalikes(data, opts, notes)
     groups, counts, codes = account(data, opts, notes)
