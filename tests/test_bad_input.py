@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+import warnings
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -1305,3 +1306,44 @@ def test_per_user_spark_needs_spark_inputs(per_user: Any, tmp_path: Path) -> Non
         rv.evaluate(tmp_path / "recs.parquet", tmp_path / "truth.parquet", ["mrr"],
                     per_user=per_user, buckets=2)
     assert rv.evaluate(INT_RECS, INT_TRUTH, ["mrr"], per_user="pandas")["mrr"] == 0.75
+
+
+# -- the users table: a total, then cases that say where their users went ----------------------
+# 1, 2: evaluated; 3: no recommendations; 5: no relevant item and no recommendations;
+# 4: recommendations without truth
+RECS_U = pd.DataFrame({"user_id": [1, 1, 2, 2, 4], "item_id": [10, 11, 12, 13, 10],
+                       "score": [.9, .8, .7, .6, .5]})
+TRUTH_U = pd.DataFrame({"user_id": [1, 2, 3, 5], "item_id": [10, 12, 10, 11],
+                        "rating": [5, 4, 3, 0]})
+
+
+@pytest.mark.parametrize("recs_without_truth", ["ignore", "zero"])
+@pytest.mark.parametrize("missing_recs", ["zero", "skip"])
+@pytest.mark.parametrize("no_relevant", ["skip", "zero"])
+def test_users_summary_has_the_total_and_says_where_each_case_went(
+        no_relevant: str, missing_recs: str, recs_without_truth: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        ev = rv.evaluate(RECS_U, TRUTH_U, ["ndcg@10"], no_relevant=no_relevant,
+                         missing_recs=missing_recs, recs_without_truth=recs_without_truth)
+    u, table = ev.users, ev.users.summary()
+    assert list(table.index) == ["all users (both inputs)", "evaluated", "no relevant item",
+                                 "no recommendations", "recommendations without truth"]
+    count = table["count"].to_dict()
+    assert count["all users (both inputs)"] == u.n_users == 5
+    # the data are the same: each case counted whatever its policy
+    assert (count["no relevant item"], count["no recommendations"],
+            count["recommendations without truth"]) == (1, 2, 1)
+    # each user evaluated or left out once: the partition adds up to the total
+    assert len(u.evaluated) + len(u.skipped_no_relevant) + len(u.skipped_missing_recs) \
+        + len(u.recs_without_truth) == count["all users (both inputs)"]
+    handling = table["handling"].to_dict()
+    went = {"skip": "left out", "ignore": "left out", "zero": "scored 0, counted in evaluated"}
+    assert handling["no relevant item"] == f"no_relevant={no_relevant!r}: {went[no_relevant]}"
+    assert handling["no recommendations"].startswith(
+        f"missing_recs={missing_recs!r}: {went[missing_recs]}")
+    assert ("or left out as a user without a relevant item" in handling["no recommendations"]) \
+        == (no_relevant == "skip")
+    assert handling["recommendations without truth"] == \
+        f"recs_without_truth={recs_without_truth!r}: {went[recs_without_truth]}"
+    assert "rows below overlap" in handling["all users (both inputs)"]
