@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+import warnings
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import pandas as pd
 import pytest
 
 import receval as rv
+from receval._evaluate_options import EVALUATE_OPTIONS
 from receval.exceptions import (
     ColumnNotFoundError,
     DataError,
@@ -326,6 +328,49 @@ def test_f_ties_per_metric(policy: str) -> None:
     assert ev.summaries[f"Precision(ties='{policy}')@2"].ties == policy
 
 
+#: Recs with a score and a rank that agree, tied on score for user 1 (the rank orders them).
+RECS_SR = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 11, 13, 14],
+                        "score": [0.9, 0.9, 0.5, 0.4], "rank": [2, 1, 1, 2]})
+TRUTH_SR = pd.DataFrame({"user_id": [1, 2], "item_id": [10, 13], "rating": [5, 4]})
+
+
+def _as_file(frame: pd.DataFrame, tmp_path: Path, name: str) -> str:
+    frame.to_csv(tmp_path / name, index=False)
+    return str(tmp_path / name)
+
+
+@pytest.mark.parametrize("source", ["frame", "csv", "parquet buckets"])
+@pytest.mark.parametrize("rank", ["rank", "position", "pos"])
+def test_f_a_tie_warning_names_the_unused_rank_column(tmp_path: Path, rank: str,
+                                                      source: str) -> None:
+    recs, truth = RECS_SR.rename(columns={"rank": rank}), TRUTH_SR
+    kw: dict[str, Any] = {}
+    if source == "csv":
+        recs, truth = _as_file(recs, tmp_path, "r.csv"), _as_file(truth, tmp_path, "t.csv")
+    elif source == "parquet buckets":
+        recs.to_parquet(tmp_path / "r.parquet", index=False)
+        truth.to_parquet(tmp_path / "t.parquet", index=False)
+        recs, truth = str(tmp_path / "r.parquet"), str(tmp_path / "t.parquet")
+        kw = {"buckets": 2, "progress": False}
+    hint = (rf"; recs also has a rank column '{rank}', not used \(the rows are ranked by "
+            rf"score\): pass columns=Columns\(rank='{rank}'\) / --rank-col {rank} to rank by "
+            rf"it$")
+    with pytest.warns(TiesAtCutoffWarning, match=r"tied scores straddle the cutoff k=1" + ".*"
+                      + hint):
+        ev = rv.evaluate(recs, truth, ["precision@1"], **kw)
+    assert ev["precision@1"] == 1.0  # the default ordering is unchanged: score, then input
+    with pytest.raises(DataError, match=hint.replace("$", "")):
+        rv.evaluate(recs, truth, ["precision@1"], strict=True, **kw)
+    ranked = rv.evaluate(recs, truth, ["precision@1"], columns=rv.Columns(rank=rank), **kw)
+    assert ranked["precision@1"] == 0.5  # the advice settles the tie
+
+
+def test_f_a_tie_warning_without_a_rank_column_has_no_hint() -> None:
+    with pytest.warns(TiesAtCutoffWarning) as caught:
+        rv.evaluate(RECS_SR.drop(columns="rank"), TRUTH_SR, ["precision@1"])
+    assert all("rank column" not in str(w.message) for w in caught)
+
+
 def test_f_ties_strict() -> None:
     with pytest.raises(DataError, match=r"tied scores straddle the cutoff k=2.*strict=True"):
         rv.evaluate(RECS_F, TRUTH_F, ["precision@2"], strict=True)
@@ -465,7 +510,9 @@ def test_i_invalid_negative_grades_policy() -> None:
 @pytest.mark.parametrize(("spec", "shown"), [("precision@0", "0"), ("precision@-1", "-1"),
                                              ("ndcg@-3", "-3"), ("precision@2.5", "2.5"),
                                              ("precision@True", "True"), ("ap@1e3", "1e3"),
-                                             ("recall@ten", "ten")])
+                                             ("recall@ten", "ten"),
+                                             ("recall@99999999999999999999",
+                                              "at most 2**31 - 1")])
 def test_j_bad_k_in_metric_strings(spec: str, shown: str) -> None:
     with pytest.raises(InvalidParameterError, match=re.escape(shown)) as info:
         rv.metrics.parse(spec)
@@ -473,7 +520,7 @@ def test_j_bad_k_in_metric_strings(spec: str, shown: str) -> None:
     assert "k" in str(info.value) or "cutoff" in str(info.value)
 
 
-@pytest.mark.parametrize("k", [0, -1, 2.5, True, False, "3", np.float64(2.0)])
+@pytest.mark.parametrize("k", [0, -1, 2.5, True, False, "3", np.float64(2.0), 2**31, 2**63])
 def test_j_bad_k_in_metric_objects(k: Any) -> None:
     with pytest.raises(InvalidParameterError, match=r"cutoff k of Precision must be an integer "
                        r">= 1.*got " + re.escape(repr(k))) as info:
@@ -557,6 +604,8 @@ def test_l_int_vs_str_user_ids() -> None:
         rv.evaluate(RECS_L, TRUTH_L, ["mrr"])
     assert info.value.column == "user"
     assert info.value.examples[0] == "int64"
+    assert "convert one side first, or pass id_cast='str' or 'int' (--id-cast)" in \
+        str(info.value)
 
 
 def test_l_int_vs_str_names_both_columns() -> None:
@@ -870,10 +919,11 @@ def test_r_missing_predictions_skip_drops_users_without_pairs() -> None:
     assert close(ev["mae"], 1.5)
 
 
-@pytest.mark.parametrize("value", ["mean", math.nan, math.inf, True, "none"])
+@pytest.mark.parametrize("value", ["mean", math.nan, math.inf, -math.inf, True, "none",
+                                   [1.0]])
 def test_r_invalid_missing_predictions(value: Any) -> None:
-    with pytest.raises(InvalidParameterError, match=r"missing_predictions must be one of") \
-            as info:
+    with pytest.raises(InvalidParameterError, match=r"missing_predictions must be one of "
+                       r"'error', 'skip', 'global_mean' or a finite number") as info:
         rv.evaluate(RECS_R, TRUTH_R, ["mae"], missing_predictions=value)
     assert info.value.parameter == "missing_predictions"
 
@@ -1145,10 +1195,67 @@ def test_v_bad_evaluate_parameters(kwargs: dict[str, Any], parameter: str) -> No
 def test_v_empty_and_malformed_metric_lists() -> None:
     with pytest.raises(InvalidParameterError, match=r"metrics is empty"):
         rv.evaluate(RECS_S, TRUTH_S, [])
+    with pytest.raises(InvalidParameterError, match=r"metrics is empty \(got None\)") as info:
+        rv.evaluate(RECS_S, TRUTH_S, None)
+    assert info.value.parameter == "metrics"
+    with pytest.raises(InvalidParameterError, match=r"metrics must be a metric name, a Metric "
+                       r"or a list of them.*got int 5"):
+        rv.evaluate(RECS_S, TRUTH_S, 5)
     with pytest.raises(InvalidParameterError, match=r"a metric is a string"):
         rv.evaluate(RECS_S, TRUTH_S, [3])
     with pytest.raises(InvalidParameterError, match=r"cannot read metric"):
         rv.evaluate(RECS_S, TRUTH_S, ["ndcg@10 @5"])
+
+
+def _cross_validate(**kwargs: Any) -> Any:
+    data = pd.DataFrame({"user": [1, 1, 2, 2], "item": [1, 2, 1, 3], "rating": [5, 4, 3, 2]})
+    return rv.cross_validate({"pop": "popular"}, data, ["ndcg@2"], split=[(data, data)], k=2,
+                             **{"progress": False, **kwargs})
+
+
+#: The doors that take evaluate's options as keywords (rv.compare: its own checks).
+OPTION_DOORS = {"evaluate": lambda **kw: rv.evaluate(RECS_S, TRUTH_S, ["mrr"], **kw),
+                "cross_validate": _cross_validate}
+
+
+@pytest.mark.parametrize("door", sorted(OPTION_DOORS))
+@pytest.mark.parametrize(("key", "close"), [
+    ("relevance_treshold", "relevance_threshold"), ("missing_rec", "missing_recs"),
+    ("Strict", "strict"), ("tie", "ties"), ("foo", None)])
+def test_v_an_unknown_keyword_names_it_and_its_close_matches(door: str, key: str,
+                                                              close: str | None) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        OPTION_DOORS[door](**{key: 4})
+    message = str(info.value)
+    assert f"{door}() got an unexpected keyword argument {key!r}" in message
+    assert info.value.parameter == key
+    if close is not None:
+        assert f"did you mean {close}" in message
+    else:
+        assert "did you mean" not in message
+    assert "no_relevant, missing_recs, recs_without_truth" in message  # the options, listed
+
+
+@pytest.mark.parametrize("door", sorted(OPTION_DOORS))
+@pytest.mark.parametrize("value", ["yes", "no", "false", 0, 1, 1.0, np.array([True]), None],
+                         ids=repr)
+@pytest.mark.parametrize("name", [o.name for o in EVALUATE_OPTIONS
+                                  if o.kind in ("flag", "switch")])
+def test_v_every_boolean_option_takes_booleans_only(door: str, name: str, value: Any) -> None:
+    kind = next(o.kind for o in EVALUATE_OPTIONS if o.name == name)
+    if value is None and kind == "switch":  # None: unset (the default)
+        OPTION_DOORS["evaluate"](**{name: value})
+        return
+    with pytest.raises(InvalidParameterError) as info:
+        OPTION_DOORS[door](**{name: value})
+    assert info.value.parameter == name
+    assert f"{name} must be True or False" in str(info.value)
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)], ids=repr)
+def test_v_boolean_options_take_numpy_and_python_booleans(value: Any) -> None:
+    ev = rv.evaluate(RECS_S, TRUTH_S, ["mrr"], strict=False, progress=value)
+    assert ev["mrr"] == 1.0
 
 
 def test_v_result_lookup_of_a_missing_metric() -> None:
@@ -1199,3 +1306,44 @@ def test_per_user_spark_needs_spark_inputs(per_user: Any, tmp_path: Path) -> Non
         rv.evaluate(tmp_path / "recs.parquet", tmp_path / "truth.parquet", ["mrr"],
                     per_user=per_user, buckets=2)
     assert rv.evaluate(INT_RECS, INT_TRUTH, ["mrr"], per_user="pandas")["mrr"] == 0.75
+
+
+# -- the users table: a total, then cases that say where their users went ----------------------
+# 1, 2: evaluated; 3: no recommendations; 5: no relevant item and no recommendations;
+# 4: recommendations without truth
+RECS_U = pd.DataFrame({"user_id": [1, 1, 2, 2, 4], "item_id": [10, 11, 12, 13, 10],
+                       "score": [.9, .8, .7, .6, .5]})
+TRUTH_U = pd.DataFrame({"user_id": [1, 2, 3, 5], "item_id": [10, 12, 10, 11],
+                        "rating": [5, 4, 3, 0]})
+
+
+@pytest.mark.parametrize("recs_without_truth", ["ignore", "zero"])
+@pytest.mark.parametrize("missing_recs", ["zero", "skip"])
+@pytest.mark.parametrize("no_relevant", ["skip", "zero"])
+def test_users_summary_has_the_total_and_says_where_each_case_went(
+        no_relevant: str, missing_recs: str, recs_without_truth: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rv.RecevalWarning)
+        ev = rv.evaluate(RECS_U, TRUTH_U, ["ndcg@10"], no_relevant=no_relevant,
+                         missing_recs=missing_recs, recs_without_truth=recs_without_truth)
+    u, table = ev.users, ev.users.summary()
+    assert list(table.index) == ["all users (both inputs)", "evaluated", "no relevant item",
+                                 "no recommendations", "recommendations without truth"]
+    count = table["count"].to_dict()
+    assert count["all users (both inputs)"] == u.n_users == 5
+    # the data are the same: each case counted whatever its policy
+    assert (count["no relevant item"], count["no recommendations"],
+            count["recommendations without truth"]) == (1, 2, 1)
+    # each user evaluated or left out once: the partition adds up to the total
+    assert len(u.evaluated) + len(u.skipped_no_relevant) + len(u.skipped_missing_recs) \
+        + len(u.recs_without_truth) == count["all users (both inputs)"]
+    handling = table["handling"].to_dict()
+    went = {"skip": "left out", "ignore": "left out", "zero": "scored 0, counted in evaluated"}
+    assert handling["no relevant item"] == f"no_relevant={no_relevant!r}: {went[no_relevant]}"
+    assert handling["no recommendations"].startswith(
+        f"missing_recs={missing_recs!r}: {went[missing_recs]}")
+    assert ("or left out as a user without a relevant item" in handling["no recommendations"]) \
+        == (no_relevant == "skip")
+    assert handling["recommendations without truth"] == \
+        f"recs_without_truth={recs_without_truth!r}: {went[recs_without_truth]}"
+    assert "rows below overlap" in handling["all users (both inputs)"]

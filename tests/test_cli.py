@@ -68,6 +68,37 @@ def test_evaluate_error_exit_code(files):
     assert "ndcg" in out.output
 
 
+def test_evaluate_users_table_starts_with_the_total(files):
+    r, t = files
+    out = run("evaluate", str(r), str(t), "-m", "ndcg@3")
+    assert out.exit_code == 0, out.output
+    assert "all users (both inputs)" in out.output
+    assert "missing_recs='zero': scored 0, counted in evaluated" in out.output
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["-m", "recall@99999999999999999999"], "the cutoff in 'recall@99999999999999999999' "
+                                            "must be at most 2**31 - 1"),
+    (["-m", "ndcg(gain=exponential, gain=linear)@10"], "gives the parameter 'gain' twice"),
+    (["-m", "ndcg@3", "--missing-predictions", "nan"], "or a finite number"),
+])
+def test_evaluate_bad_metric_names_and_options_exit_2(files, args, words):
+    r, t = files
+    out = CliRunner().invoke(cli, ["evaluate", str(r), str(t), *args])
+    assert out.exit_code == 2, out.output
+    assert words in " ".join(out.output.split())
+    assert "Traceback" not in out.output
+
+
+def test_evaluate_id_type_mismatch_suggests_id_cast(tmp_path):
+    (tmp_path / "r.csv").write_text("user_id,item_id,score\na,1,0.9\n")
+    (tmp_path / "t.csv").write_text("user_id,item_id\na,x\n")
+    out = CliRunner().invoke(cli, ["evaluate", str(tmp_path / "r.csv"), str(tmp_path / "t.csv"),
+                                   "-m", "ndcg@3"])
+    assert out.exit_code == 2, out.output
+    assert "or pass id_cast='str' or 'int' (--id-cast)" in " ".join(out.output.split())
+
+
 def test_explain_prints_worked_table():
     out = run("explain", "ndcg@6", "3", "2", "3", "0", "1", "2")
     assert out.exit_code == 0, out.output

@@ -226,7 +226,7 @@ def test_lenskit_scores_users_with_recommendations_but_no_truth_as_zero() -> Non
     assert len(ev.users.recs_without_truth) == 0
     row = ev.users.summary().loc["recommendations without truth"]
     assert row["count"] == 1
-    assert row["handling"] == "recs_without_truth='zero'"
+    assert row["handling"] == "recs_without_truth='zero': scored 0, counted in evaluated"
 
 
 def test_truth_scope_recommended_counts_only_the_recommended_relevant_items() -> None:

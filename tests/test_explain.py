@@ -219,3 +219,73 @@ def test_explain_bad_grades():
         rv.explain("ndcg@3", [1, -1, 2])
     with pytest.raises(NonFiniteValueError):
         rv.explain("ndcg@3", [1, float("nan"), 2])
+
+
+def _explain_cli(spec, grades, ideal=None, relevance_threshold=None):
+    """The ``receval explain`` door: raises the RecevalError text it prints, as an error."""
+    from click.testing import CliRunner
+
+    from receval.cli import cli
+
+    args = ["explain", spec, *[str(g) for g in grades]]
+    if ideal is not None:
+        args += ["--ideal", ",".join(str(g) for g in ideal)]
+    if relevance_threshold is not None:
+        args += ["-t", str(relevance_threshold)]
+    out = CliRunner().invoke(cli, args, catch_exceptions=False)
+    if out.exit_code:
+        assert out.exit_code == 2, out.output
+        assert "Traceback" not in out.output
+        raise InvalidParameterError(out.output)
+    return out.output
+
+
+EXPLAIN_DOORS = {"python": lambda *a, **kw: rv.explain(*a, **kw), "cli": _explain_cli}
+RANKING = ["ndcg@3", "recall@3", "map@3", "precision@3", "f1@3", "ndcg(ideal=list)@3",
+           "dcg@3", "mrr"]
+
+
+@pytest.mark.parametrize("door", sorted(EXPLAIN_DOORS))
+@pytest.mark.parametrize("spec", RANKING)
+@pytest.mark.parametrize(("grades", "ideal", "lacking"), [
+    ([3, 2, 1], [3], "2, 1"),            # nDCG 1.59, recall 3, MAP 3 before
+    ([3, 3, 0], [3, 2], "3"),            # a multiset: two 3s need two 3s
+    ([1, 0, 1], [0], "1, 1"),            # no relevant judged grade at all
+    ([2, 1, 0], [1, 1, 0, 0], "2"),
+])
+def test_explain_refuses_an_ideal_without_the_lists_grades(door, spec, grades, ideal, lacking):
+    with pytest.raises(InvalidParameterError, match="ideal must hold all of the user's judged "
+                       "grades") as info:
+        EXPLAIN_DOORS[door](spec, grades, ideal)
+    assert f"lacks the list's relevant grades {lacking}" in str(info.value)
+
+
+@pytest.mark.parametrize("door", sorted(EXPLAIN_DOORS))
+@pytest.mark.parametrize("spec", RANKING)
+def test_explain_ideal_needs_only_the_relevant_grades(door, spec):
+    """Non-relevant grades (0, or below the threshold) need not be in ideal."""
+    EXPLAIN_DOORS[door](spec, [3, 0, 2], [3, 2, 2])
+    EXPLAIN_DOORS[door](spec, [3, 1, 2], [3, 2], relevance_threshold=2)
+    EXPLAIN_DOORS[door](spec, [3, 1, 2], [3, 2, 1, 1])
+
+
+@pytest.mark.parametrize("door", sorted(EXPLAIN_DOORS))
+@pytest.mark.parametrize("threshold", [float("nan"), -1, -0.5, "4", True])
+def test_explain_checks_the_threshold_as_evaluate_does(door, threshold):
+    if door == "cli" and not isinstance(threshold, float):
+        threshold = float("nan") if threshold in ("4", True) else threshold  # click: a float
+    rule = r"relevance_threshold must be a number >= 0 \(grades below it are not relevant\)"
+    with pytest.raises(InvalidParameterError, match=rule):
+        EXPLAIN_DOORS[door]("ndcg@3", [1, 0], relevance_threshold=threshold)
+    if door == "python":
+        recs = pd.DataFrame({"user": 1, "item": [1, 2], "score": [2.0, 1.0]})
+        with pytest.raises(InvalidParameterError, match=rule):
+            rv.evaluate(recs, recs[["user", "item"]], ["ndcg@3"],
+                        relevance_threshold=threshold)
+
+
+@pytest.mark.parametrize("door", sorted(EXPLAIN_DOORS))
+@pytest.mark.parametrize("spec", ["ndcg@99999999999999999999", f"recall@{2**63}"])
+def test_explain_refuses_a_huge_cutoff(door, spec):
+    with pytest.raises(InvalidParameterError, match=r"at most 2\*\*31 - 1"):
+        EXPLAIN_DOORS[door](spec, [1, 0])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -546,3 +547,36 @@ def test_buckets_compare_ids_after_the_cast(tmp_path):
     assert mem["ndcg@2"] == pytest.approx(expected, abs=1e-12)
     assert bucketed["ndcg@2"] == mem["ndcg@2"]
     assert bucketed.users.n_evaluated == 3
+
+
+#: One column, not a table: each has ``__arrow_c_stream__`` or ``to_arrow`` (was a raw
+#: ArrowInvalid / AttributeError).
+ONE_COLUMN = {
+    "pandas Series": lambda: pd.Series([1, 2]),
+    "pandas Index": lambda: pd.Index([1, 2]),
+    "polars Series": lambda: pl.Series([1, 2]),
+    "pyarrow Int64Array": lambda: pa.array([1, 2]),
+    "pyarrow ChunkedArray": lambda: pa.chunked_array([[1, 2]]),
+}
+
+#: Every public function that reads a table, with the name its message gives the table.
+TABLE_DOORS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "evaluate recs": (lambda x: rv.evaluate(x, TRUTH, METRICS), "recs"),
+    "evaluate truth": (lambda x: rv.evaluate(RECS, x, METRICS), "truth"),
+    "evaluate train": (lambda x: rv.evaluate(RECS, TRUTH, ["novelty@3"], train=x), "train"),
+    "split": (lambda x: rv.split.random(x), "data"),
+    "model fit": (lambda x: rv.models.MostPopular().fit(x), "train"),
+}
+
+
+@pytest.mark.parametrize("door", sorted(TABLE_DOORS))
+@pytest.mark.parametrize("kind", sorted(ONE_COLUMN))
+def test_one_column_is_not_a_table(door: str, kind: str) -> None:
+    call, name = TABLE_DOORS[door]
+    with pytest.raises(rv.exceptions.InvalidParameterError,
+                       match=rf"^{name} must be a table") as info:
+        call(ONE_COLUMN[kind]())
+    assert info.value.parameter == name
+    module, cls = kind.split()
+    assert f"got a {kind}, one column" in str(info.value) or (  # split's own list of tables
+        door == "split" and re.search(rf"got {module}\.(\w+\.)*{cls}$", str(info.value)))

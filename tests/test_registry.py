@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pandas as pd
 import pytest
 
 import receval as rv
@@ -103,6 +104,53 @@ def test_k_must_be_a_true_integer():
         rv.metrics.NDCG(k=True)
 
 
+_RECS = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 10], "score": [.9, .8, .7]})
+_TRUTH = pd.DataFrame({"user_id": [1, 2], "item_id": [10, 11]})
+
+#: Every public door that reads a metric name.
+DOORS = {
+    "parse": lambda spec: rv.metrics.parse(spec),
+    "evaluate": lambda spec: rv.evaluate(_RECS, _TRUTH, [spec]),
+    "evaluate_convention": lambda spec: rv.evaluate(_RECS, _TRUTH, [spec],
+                                                    convention="trec_eval"),
+    "explain": lambda spec: rv.explain(spec, [1, 0]),
+}
+
+
+@pytest.mark.parametrize("door", sorted(DOORS))
+@pytest.mark.parametrize("spec", ["ndcg(gain=exponential, gain=linear)@10",
+                                  "ndcg(gain=exponential, GAIN=exponential)@10",
+                                  "map(denominator=relevant,denominator=k)@5"])
+def test_a_parameter_given_twice_is_refused(door, spec):
+    with pytest.raises(InvalidParameterError, match=r"gives the parameter '\w+' twice") as info:
+        DOORS[door](spec)
+    assert spec in str(info.value)
+    assert info.value.parameter in ("gain", "denominator")
+
+
+@pytest.mark.parametrize("door", sorted(DOORS))
+@pytest.mark.parametrize("cut", [2**31, 2**63, 10**20])
+@pytest.mark.parametrize("name", ["recall", "ndcg", "map"])
+def test_a_cutoff_beyond_the_bound_is_refused(door, cut, name):
+    spec = f"{name}@{cut}"
+    with pytest.raises(InvalidParameterError, match=r"must be at most 2\*\*31 - 1") as info:
+        DOORS[door](spec)
+    assert spec in str(info.value)
+    assert info.value.parameter == "k"
+
+
+@pytest.mark.parametrize("cut", [2**31, 2**63])
+def test_a_metric_object_cut_beyond_the_bound_is_refused(cut):
+    with pytest.raises(InvalidParameterError, match=r"at most 2\*\*31 - 1 = 2147483647"):
+        rv.metrics.Recall(k=cut)
+
+
+def test_the_largest_cutoff_evaluates():
+    big = rv.evaluate(_RECS, _TRUTH, [f"recall@{2**31 - 1}", f"ndcg@{2**31 - 1}"])
+    whole = rv.evaluate(_RECS, _TRUTH, ["recall", "ndcg"])
+    assert list(big.to_dict().values()) == list(whole.to_dict().values())
+
+
 def test_metrics_are_frozen_and_hashable():
     m = rv.metrics.parse("ndcg@10")
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -119,8 +167,6 @@ def test_available_describes_parameters():
 
 
 def test_result_lookup_accepts_any_spelling():
-    import pandas as pd
-
     recs = pd.DataFrame({"user": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
     truth = pd.DataFrame({"user": [1], "item": [2], "rating": [1.0]})
     ev = rv.evaluate(recs, truth, ["ndcg@2", "ap(denominator=relevant)@2"])

@@ -110,6 +110,49 @@ def test_curves_equal_separate_evaluations_and_grow(data: tuple[pd.DataFrame, pd
     assert frame.loc[3].tolist() == pytest.approx(list(ev.to_dict().values()), nan_ok=True)
 
 
+#: Inputs other than those evaluated: the curves would contradict the metric table.
+OTHER_INPUTS = {
+    "fewer recs": lambda: (RECS.iloc[:4], TRUTH),
+    "fewer truth users": lambda: (RECS, TRUTH[TRUTH.user_id == 1]),
+    "other scores": lambda: (RECS.assign(score=-RECS["score"]), TRUTH),
+    "more truth": lambda: (RECS, pd.concat([TRUTH, pd.DataFrame({"user_id": [1],
+                                                                 "item_id": ["b"]})])),
+}
+#: Every door that draws the curves from recs and truth.
+CURVE_DOORS = {
+    "curves": lambda ev, r, t, tmp: rv.report.curves(ev, r, t),
+    "curves max_k below the cutoffs": lambda ev, r, t, tmp: rv.report.curves(ev, r, t,
+                                                                             max_k=1),
+    "ev.report": lambda ev, r, t, tmp: ev.report(tmp / "r.html", recs=r, truth=t),
+    "ev.plot.curves": lambda ev, r, t, tmp: ev.plot.curves(r, t),
+    "evaluation_report": lambda ev, r, t, tmp: rv.report.evaluation_report(ev, recs=r,
+                                                                           truth=t),
+}
+
+
+@pytest.mark.parametrize("door", list(CURVE_DOORS))
+@pytest.mark.parametrize("other", list(OTHER_INPUTS))
+def test_curves_from_other_inputs_than_the_evaluated_are_refused(door: str, other: str,
+                                                                 tmp_path) -> None:
+    ev = small_ev()
+    recs, truth = OTHER_INPUTS[other]()
+    with pytest.raises(rv.exceptions.InvalidParameterError, match=r"^recs and truth are not "
+                       r"the inputs this result was evaluated from: with them (Precision@2|"
+                       r"Recall@3) is [\d.e-]+, and the result has [\d.e-]+") as info:
+        CURVE_DOORS[door](ev, recs, truth, tmp_path)
+    assert info.value.parameter == "recs"
+    assert set(info.value.examples) <= {"Precision@2", "Recall@3"}
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("door", list(CURVE_DOORS))
+def test_curves_from_the_evaluated_inputs_pass(door: str, tmp_path) -> None:
+    ev = small_ev()
+    CURVE_DOORS[door](ev, RECS.sample(frac=1.0, random_state=0), TRUTH, tmp_path)
+    # options that change the settings draw other curves on purpose: not checked
+    assert D.curves(ev, RECS, TRUTH, ties="pessimistic").shape == (3, 2)
+
+
 def test_curves_without_inputs_are_the_cutoffs_evaluated() -> None:
     ev = rv.evaluate(RECS, TRUTH, ["precision@1", "precision@3", "mrr", "user_coverage"])
     frame = D.curves(ev)

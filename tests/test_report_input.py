@@ -163,6 +163,49 @@ def test_bad_paths_fail_before_any_work(door: str, where: str, results: dict[str
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written
 
 
+@pytest.mark.parametrize("path", [5, None, 1.5, b"r.html", ["r.html"]], ids=repr)
+@pytest.mark.parametrize("door", list(REPORTS))
+def test_a_path_that_is_not_a_path_is_named(door: str, path: Any, results: dict[str, Any],
+                                            tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                            ) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OutputPathError, match=r"^path must be a file path \(a str or a "
+                       r"pathlib\.Path\); got ") as e:
+        REPORTS[door](results, path)
+    assert e.value.parameter == "path"
+    assert repr(path) in str(e.value)
+    assert not list(tmp_path.iterdir())
+
+
+#: How a result meets its input files: evaluated from them, or given them for the curves.
+INPUT_FILES = {
+    "evaluated from files": lambda r, t: (rv.evaluate(r, t, METRICS), {}),
+    "evaluated from Paths": lambda r, t: (rv.evaluate(Path(r), Path(t), METRICS), {}),
+    "given to report": lambda r, t: (rv.evaluate(RUNS[0], TRUTH, METRICS),
+                                     {"recs": os.path.abspath(r), "truth": Path(t).resolve()}),
+}
+
+
+@pytest.mark.parametrize("target", ["recs", "truth"])
+@pytest.mark.parametrize("how", list(INPUT_FILES))
+def test_ev_report_never_writes_over_an_input(how: str, target: str, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    RUNS[0].to_csv("recs.csv", index=False)
+    TRUTH.to_csv("truth.csv", index=False)
+    before = {name: Path(name).read_bytes() for name in ("recs.csv", "truth.csv")}
+    ev, given = _quiet(lambda: INPUT_FILES[how]("recs.csv", "truth.csv"))
+    monkeypatch.chdir(tmp_path.parent)  # the same file under another spelling
+    out = tmp_path / f"{target}.csv"
+    for path in (out, str(out), os.path.relpath(out)):
+        with pytest.raises(OutputPathError, match=rf"is the input {target} .*writing it would "
+                           r"destroy the input") as e:
+            ev.report(path, **given)
+        assert e.value.parameter == "path"
+    assert {n: (tmp_path / n).read_bytes() for n in before} == before
+    assert Path(ev.report(tmp_path / "r.html", **given)).exists()
+
+
 @pytest.mark.parametrize("door", list(REPORTS))
 def test_an_error_while_writing_leaves_no_partial_file(door: str, results: dict[str, Any],
                                                        tmp_path: Path,

@@ -7,7 +7,6 @@ metric cutoffs (none beyond ``k``) and models that cannot give any of the metric
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -15,8 +14,7 @@ from typing import Any
 import pandas as pd
 
 from receval._evaluate import evaluate
-from receval._evaluate_options import EVALUATE_OPTIONS
-from receval._flags import check_flag
+from receval._evaluate_options import check_flags, unknown_keyword
 from receval._names import clean_name
 from receval.exceptions import (
     DataWarning,
@@ -32,8 +30,8 @@ from receval.models._spec import as_model
 __all__ = ["check_cutoffs", "check_folds", "check_models", "check_options",
            "check_rating_only", "model_params", "warn_test_in_train"]
 
-#: evaluate()'s options by name -> their kind ("flag": a bool, "switch": a bool or None, ...).
-_OPTIONS = {o.name: o.kind for o in EVALUATE_OPTIONS}
+#: cross_validate's own keywords (besides the options it passes on to evaluate).
+_OWN = ("split", "k", "exclude_seen", "progress", "columns")
 
 #: evaluate()'s own arguments that cross_validate makes or holds itself.
 _MADE_HERE = ("recs", "truth", "metrics", "columns", "progress")
@@ -66,16 +64,8 @@ def check_options(options: Mapping[str, Any]) -> None:
                 f"{key} is made by cross_validate from the models and the folds; it is not an "
                 f"option here", parameter=key)
         if key not in allowed:
-            close = difflib.get_close_matches(key, [*allowed, "split", "k", "exclude_seen",
-                                                    "progress", "columns"], n=3)
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            raise InvalidParameterError(
-                f"cross_validate() got an unexpected keyword argument {key!r}{hint}. Its own "
-                f"are split, k, exclude_seen, progress, columns; every other keyword is passed "
-                f"to evaluate, whose options are {', '.join(allowed)}", parameter=key,
-                examples=[key])
-        if _OPTIONS.get(key) in ("flag", "switch"):  # strict: a string is always truthy
-            check_flag(options[key], key, none=_OPTIONS[key] == "switch")
+            raise unknown_keyword("cross_validate", key, own=_OWN, passed_on=True)
+    check_flags(options)  # strict: a string is always truthy
 
 
 def check_folds(parts: Sequence[tuple[Any, Any]]) -> None:

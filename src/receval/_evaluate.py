@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
@@ -12,7 +13,12 @@ import numpy as np
 from receval import conventions
 from receval._columns import Columns
 from receval._engine import Options, evaluate_partition, merge, truth_grade_sum
-from receval._evaluate_options import choices_of
+from receval._evaluate_options import (
+    check_flags,
+    check_relevance_threshold,
+    choices_of,
+    unknown_keyword,
+)
 from receval._exact import ExactSum
 from receval._result import EvaluationResult
 from receval.conventions import Convention
@@ -45,19 +51,27 @@ def _choice(name: str, value: Any, options: Sequence[str]) -> str:
     return str(value)
 
 
-def metric_list(metrics: str | Metric | Iterable[str | Metric]) -> list[str | Metric]:
+def metric_list(metrics: Any) -> list[str | Metric]:
     """``metrics`` (one metric or several) as a list, never empty.
 
     Raises
     ------
     InvalidParameterError
-        An empty list (``parameter='metrics'``), the same message for ``rv.evaluate``,
-        ``rv.compare`` and ``rv.cross_validate``.
+        ``None`` or an empty list, or something that is not metrics
+        (``parameter='metrics'``), the same message for ``rv.evaluate``, ``rv.compare`` and
+        ``rv.cross_validate``.
     """
-    items = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    if metrics is not None and not isinstance(metrics, (str, Metric, Iterable)):
+        raise InvalidParameterError(
+            f"metrics must be a metric name, a Metric or a list of them, e.g. ['ndcg@10', "
+            f"'map@10']; got {type(metrics).__name__} {metrics!r}", parameter="metrics",
+            examples=[repr(metrics)])
+    items = [] if metrics is None else (
+        [metrics] if isinstance(metrics, (str, Metric)) else list(metrics))
     if not items:
-        raise InvalidParameterError("metrics is empty: name at least one metric, e.g. "
-                                    "['ndcg@10', 'map@10']", parameter="metrics")
+        got = " (got None)" if metrics is None else ""
+        raise InvalidParameterError(f"metrics is empty{got}: name at least one metric, e.g. "
+                                    f"['ndcg@10', 'map@10']", parameter="metrics")
     return items
 
 
@@ -106,6 +120,7 @@ def evaluate(
     propensities: Any = None,
     sample: str | None = None,
     per_user: str = "pandas",
+    **unknown: Any,
 ) -> EvaluationResult:
     """Evaluate recommendations against the ground truth.
 
@@ -234,6 +249,10 @@ def evaluate(
         ``result.users.count(group)`` the counts. Both DataFrames read the cached output of
         the one job that computed the aggregates; ``result.unpersist()`` frees it. The
         aggregates are the same either way (``docs/spark.md``).
+    **unknown
+        Not an option: any other keyword (a misspelt option, ``relevance_treshold=4``) is
+        an :class:`~receval.exceptions.InvalidParameterError` naming it and its close
+        matches.
 
     Returns
     -------
@@ -245,6 +264,9 @@ def evaluate(
     RecevalError
         On any bad input or parameter; see :mod:`receval.exceptions`.
     """
+    if unknown:
+        raise unknown_keyword("evaluate", next(iter(unknown)), own=("recs", "truth", "metrics"))
+    check_flags({"strict": strict, "progress": progress})
     opts = make_options(
         metrics, convention=convention, relevance_threshold=relevance_threshold,
         columns=columns, ties=ties, no_relevant=no_relevant, missing_recs=missing_recs,
@@ -280,16 +302,22 @@ def evaluate(
         from receval.spark import evaluate_spark
 
         return evaluate_spark(recs, truth, opts, buckets=buckets, per_user=per_user)
+    paths = {role: os.path.abspath(os.fspath(value)) for role, value in (
+        ("recs", recs), ("truth", truth), ("train", train), ("item_features", item_features),
+        ("item_groups", item_groups), ("user_groups", user_groups),
+        ("propensities", propensities)) if isinstance(value, (str, os.PathLike))}
     if is_parquet_source(recs) and is_parquet_source(truth):
         if buckets is None and _parquet_rows(recs) + _parquet_rows(truth) > 3 * ROWS_PER_BUCKET:
             buckets = "auto"
         if buckets is not None:
-            return _evaluate_buckets(recs, truth, opts, buckets, progress)
+            return dataclasses.replace(_evaluate_buckets(recs, truth, opts, buckets, progress),
+                                       _input_paths=paths)
     elif buckets is not None:
         raise InvalidParameterError(
             "buckets= needs recs and truth given as Parquet files or directories",
             parameter="buckets")
-    return merge([evaluate_partition(recs, truth, opts)], opts)
+    return dataclasses.replace(merge([evaluate_partition(recs, truth, opts)], opts),
+                               _input_paths=paths)
 
 
 def _sample(sample: Any, opts: Options) -> str | None:
@@ -405,8 +433,13 @@ def make_options(
                            ("no_relevant", "missing_recs", "recs_without_truth",
                             "truth_scope", "score_precision")}
     if not (isinstance(missing_predictions, (int, float)) and not isinstance(
-            missing_predictions, bool) and np.isfinite(missing_predictions)):
-        _choice("missing_predictions", missing_predictions, _POLICIES["missing_predictions"])
+            missing_predictions, bool) and np.isfinite(missing_predictions)) and \
+            missing_predictions not in _POLICIES["missing_predictions"]:
+        raise InvalidParameterError(
+            f"missing_predictions must be one of "
+            f"{', '.join(repr(o) for o in _POLICIES['missing_predictions'])} or a finite "
+            f"number (the predicted rating to fill in); got {missing_predictions!r}",
+            parameter="missing_predictions", examples=[missing_predictions])
     pol["missing_predictions"] = missing_predictions
     pol["duplicates"] = _choice("duplicates", duplicates, _POLICIES["duplicates"])
     pol["negative_grades"] = _choice("negative_grades", negative_grades,
@@ -414,12 +447,7 @@ def make_options(
     if id_cast not in ID_CASTS:
         raise InvalidParameterError(f"id_cast must be None, 'str' or 'int'; got {id_cast!r}",
                                     parameter="id_cast", examples=[id_cast])
-    if threshold is not None and not (
-            isinstance(threshold, (int, float))
-            and not isinstance(threshold, bool) and threshold >= 0):
-        raise InvalidParameterError(
-            f"relevance_threshold must be a number >= 0 (grades below it are not relevant), "
-            f"got {threshold!r}", parameter="relevance_threshold", examples=[threshold])
+    check_relevance_threshold(threshold)
     return Options(
         specs=tuple(specs), columns=Columns.coerce(columns),
         ties=_choice("ties", resolved["ties"], choices_of("ties")), policies=pol,

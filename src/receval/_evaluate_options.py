@@ -34,15 +34,20 @@ Kinds (how a text value is read):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from receval.data._build import TIE_POLICIES
 from receval.data._checks import DUPLICATE_POLICIES
 from receval.data._encode import ID_CASTS
 
-__all__ = ["EVALUATE_OPTIONS", "KINDS", "EvaluateOption", "choices_of", "defaults", "option"]
+if TYPE_CHECKING:
+    from receval.exceptions import InvalidParameterError
+
+__all__ = ["EVALUATE_OPTIONS", "KINDS", "EvaluateOption", "check_flags",
+           "check_relevance_threshold", "choices_of", "defaults", "option", "unknown_keyword"]
 
 #: What kinds of value an option takes (see the module's documentation).
 KINDS = ("choice", "number", "choice_or_number", "choice_or_integer", "flag", "switch", "text",
@@ -198,3 +203,75 @@ def choices_of(name: str) -> tuple[str, ...]:
 def defaults() -> Mapping[str, Any]:
     """Option name -> default, as in ``evaluate``'s signature."""
     return {o.name: o.default for o in EVALUATE_OPTIONS}
+
+
+def check_relevance_threshold(value: Any) -> float | None:
+    """``relevance_threshold`` checked: None, or a number >= 0 (never NaN, a bool or text).
+
+    The one rule of every door that takes a threshold (:func:`receval.evaluate`,
+    :func:`receval.explain`).
+
+    Raises
+    ------
+    InvalidParameterError
+        Anything else, naming the parameter and the value.
+    """
+    from receval.exceptions import InvalidParameterError
+
+    if value is not None and not (isinstance(value, (int, float)) and not isinstance(
+            value, bool) and value >= 0):
+        raise InvalidParameterError(
+            f"relevance_threshold must be a number >= 0 (grades below it are not relevant), "
+            f"got {value!r}", parameter="relevance_threshold", examples=[value])
+    return value
+
+
+def check_flags(values: Mapping[str, Any]) -> None:
+    """Each boolean option among ``values`` (name -> value) is a bool, as declared.
+
+    A ``flag`` takes True or False, a ``switch`` also None; a truthy stand-in (``"yes"``,
+    ``"no"``, ``1``) is an error naming the option (:func:`receval._flags.check_flag`).
+    Options of other kinds are left to their own checks.
+    """
+    from receval._flags import check_flag
+
+    for name, value in values.items():
+        declared = _BY_NAME.get(name)
+        if declared is not None and declared.kind in ("flag", "switch"):
+            check_flag(value, name, none=declared.kind == "switch")
+
+
+def unknown_keyword(function: str, key: str, *, own: Sequence[str] = (),
+                    passed_on: bool = False) -> InvalidParameterError:
+    """The error for a keyword that ``function`` does not take, with the close matches.
+
+    Parameters
+    ----------
+    function : str
+        The public function's name (``"evaluate"``, ``"cross_validate"``).
+    key : str
+        The keyword given.
+    own : sequence of str
+        The function's own arguments, besides the options of :func:`receval.evaluate`.
+    passed_on : bool
+        Whether the function passes every other keyword on to ``evaluate`` (the message
+        then says so).
+
+    Returns
+    -------
+    InvalidParameterError
+        Naming ``key``, up to three close matches and the keywords accepted; to raise.
+    """
+    from receval.exceptions import InvalidParameterError
+
+    options = [o.name for o in EVALUATE_OPTIONS if not (passed_on and o.name in own)]
+    close = difflib.get_close_matches(key, [*options, *own], n=3)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    if passed_on:
+        where = (f"Its own are {', '.join(own)}; every other keyword is passed to evaluate, "
+                 f"whose options are {', '.join(options)}")
+    else:
+        where = f"Its arguments are {', '.join(own)}, and the options {', '.join(options)}"
+    return InvalidParameterError(
+        f"{function}() got an unexpected keyword argument {key!r}{hint}. {where}",
+        parameter=key, examples=[key])

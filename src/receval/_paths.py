@@ -41,6 +41,10 @@ def check_output(path: str | os.PathLike[str], *, parameter: str,
     OutputPathError
         Naming the parameter, the path and the rule it breaks.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise OutputPathError(f"{parameter} must be a file path (a str or a pathlib.Path); got "
+                              f"{type(path).__name__} {path!r}", parameter=parameter,
+                              examples=[repr(path)])
     out = Path(os.fspath(path)).expanduser()
     text = str(path)
     if text == "" or out.name in ("", ".", ".."):

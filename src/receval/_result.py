@@ -130,15 +130,34 @@ class UserAccounting:
         return groups_frame({g: getattr(self, g) for g in self.GROUPS})
 
     def summary(self) -> pd.DataFrame:
-        """One row per category of user: count and what was done."""
+        """One row per category of user: count and what was done.
+
+        The first row is the total of distinct users of both inputs. Each of them is
+        evaluated or left out once (the lists :attr:`evaluated`, :attr:`skipped_no_relevant`,
+        :attr:`skipped_missing_recs` and :attr:`recs_without_truth`), but the rows below
+        ``evaluated`` count a case, and overlap: a user without recommendations scored 0 is
+        also among the evaluated, and one without a relevant item either; the handling says
+        where the users of each row went.
+        """
         p, n = self.policies, self.count
+        went = {"skip": "left out", "ignore": "left out", "error": "an error",
+                "zero": "scored 0, counted in evaluated"}
+        no_recs = went.get(p["missing_recs"], "")
+        if p["no_relevant"] == "skip" and p["missing_recs"] != "error":
+            no_recs += " (or left out as a user without a relevant item)"
         rows = [
+            ("all users (both inputs)", self.n_users,
+             "distinct users of recs and truth; each is evaluated or left out once, and the "
+             "rows below overlap (they count cases)"),
             ("evaluated", n("evaluated"), "in the means of the ranking metrics"),
-            ("no relevant item", n("no_relevant"), f"no_relevant={p['no_relevant']!r}"),
-            ("no recommendations", n("missing_recs"), f"missing_recs={p['missing_recs']!r}"),
+            ("no relevant item", n("no_relevant"),
+             f"no_relevant={p['no_relevant']!r}: {went.get(p['no_relevant'], '')}"),
+            ("no recommendations", n("missing_recs"),
+             f"missing_recs={p['missing_recs']!r}: {no_recs}"),
             ("recommendations without truth",
              n("recs_without_truth") + n("recs_without_truth_scored"),
-             f"recs_without_truth={p['recs_without_truth']!r}"),
+             f"recs_without_truth={p['recs_without_truth']!r}: "
+             f"{went.get(p['recs_without_truth'], '')}"),
         ]
         if n("rating_evaluated") or self.n_missing_predictions:
             rows.append(("rating metrics: evaluated", n("rating_evaluated"),
@@ -215,6 +234,9 @@ class EvaluationResult:
     that statistics and groups can recompute the pooled ratio over any subset of users."""
     _cache: Any = field(default=None, repr=False, compare=False)
     """The persisted Spark DataFrame behind ``per_user`` (``per_user="spark"``)."""
+    _input_paths: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """Role -> path of each input given as a file (``recs``, ``truth``, ``train``, ...), so
+    that ``report(path)`` refuses to write over one of them, as the command line does."""
 
     # -- access ------------------------------------------------------------------------------
     @property
@@ -411,11 +433,15 @@ class EvaluationResult:
         Parameters
         ----------
         path : str or Path
-            The HTML file to write.
+            The HTML file to write; never one of the files this result was evaluated from,
+            nor ``recs``, ``truth`` or ``train`` given here (an
+            :class:`~receval.exceptions.OutputPathError`).
         recs, truth : table, optional
             The inputs of this evaluation: with them the curves show every cutoff
             k = 1..``max_k`` (one ``evaluate`` call under this result's settings); without
-            them, the cutoffs evaluated.
+            them, the cutoffs evaluated. Other inputs are an
+            :class:`~receval.exceptions.InvalidParameterError`: the curves must pass through
+            this result's values at its cutoffs.
         train : table, optional
             Training interactions (user, item): adds the popularity / long-tail figure
             (needs ``recs`` and ``truth``).

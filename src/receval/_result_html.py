@@ -39,7 +39,7 @@ def evaluation_html(ev: Any) -> str:
         rows.append(row)
     u = ev.users
     counts = [f"{int(r['count']):,} {name} ({r['handling']})"
-              for name, r in u.summary().iterrows() if int(r["count"])]
+              for name, r in u.summary().iloc[1:].iterrows() if int(r["count"])]
     setting = (f"convention {conv}" if conv else
                f"no convention: ties={ev.settings.get('ties')!r}, relevance_threshold="
                f"{ev.settings.get('relevance_threshold')!r}")

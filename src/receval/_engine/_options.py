@@ -33,6 +33,7 @@ class Options:
     item_features_missing: str = "error"
     item_features_sep: str | None = "|"
     sample: str | None = None  # the recs column of a stochastic ranker's sample labels
+    unused_rank: str | None = None  # a rank column of recs read (checked) but not ranked by
 
     def missing_recs(self, metric: Metric) -> str:
         """The missing-recommendations policy of one metric (its own, or the call's)."""

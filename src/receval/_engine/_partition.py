@@ -137,6 +137,8 @@ def evaluate_partition(recs: Any, truth: Any, opts: Options, *,
     """
     notes: list[Note] = []
     data, columns, samples = _prepared(recs, truth, opts, part_of_whole, notes)
+    if "score" in columns and "rank" in columns:  # ranked by score: the rank breaks no tie
+        opts = dataclasses.replace(opts, unused_rank=columns["rank"])
     _note_lookalikes(data, opts, notes)
     groups, counts, codes = account(data, opts, notes)
     wanted = requested(opts.specs)

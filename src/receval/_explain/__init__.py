@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from receval._evaluate_options import check_relevance_threshold
 from receval._explain._fairness import explain_awrf, explain_miscalibration
 from receval._explain._lists import explain_list
 from receval._explain._ranking import explain_ranking
@@ -43,9 +44,12 @@ def explain(metric: str | Metric, grades: Sequence[Any],
         first (0 = not relevant). For the other metrics, the item ids of the list.
     ideal : sequence of float, optional
         The grades of all the user's judged items (recommended or not), for the ideal
-        ordering and the number of relevant items; by default the list itself.
+        ordering and the number of relevant items; by default the list itself. It must hold
+        every relevant grade of the list (as a multiset: ``[3, 3]`` for a list with two 3s),
+        since the list's items are among the user's judged items.
     relevance_threshold : float, optional
-        Grades ``>=`` this are relevant (default: every positive grade).
+        Grades ``>=`` this are relevant (default: every positive grade); a number ``>= 0``,
+        as in :func:`receval.evaluate`.
     train, item_features : table, optional
         For the per-list metrics: training interactions (popularity) and item features
         (similarity), read as :func:`receval.evaluate` reads them. Miscalibration reads
@@ -72,6 +76,7 @@ def explain(metric: str | Metric, grades: Sequence[Any],
     0.961
     """
     m = parse(metric)
+    check_relevance_threshold(relevance_threshold)
     if isinstance(m, Miscalibration):
         return explain_miscalibration(m, grades, train=train, item_features=item_features,
                                       user=user, sep=item_features_sep)

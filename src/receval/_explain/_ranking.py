@@ -8,6 +8,7 @@ kernel's variant codes.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -64,6 +65,27 @@ def _grades(values: Sequence[float], name: str) -> np.ndarray:
     return arr
 
 
+def _check_ideal(relevant: np.ndarray, ideal: np.ndarray) -> None:
+    """``ideal`` (every judged grade of the user) holds each relevant grade of the list.
+
+    As a multiset: a list with two items of grade 3 needs two 3s in ``ideal``. Otherwise the
+    list would have more (or better) relevant items than the user: nDCG above 1, recall 3.
+    """
+    have = Counter(ideal.tolist())
+    need = Counter(relevant.tolist())
+    missing = sorted((need - have).elements(), reverse=True)
+    if missing:
+        shown = ", ".join(fmt(x) for x in missing[:5]) + (
+            f", ... ({len(missing)} in all)" if len(missing) > 5 else "")
+        held = ", ".join(fmt(x) for x in ideal[:10]) + (", ..." if len(ideal) > 10 else "")
+        raise InvalidParameterError(
+            f"ideal must hold all of the user's judged grades, those of the list included: "
+            f"each relevant grade of the list at least as often as in the list; ideal "
+            f"[{held}] lacks the list's relevant grades {shown}: add them to ideal, or leave "
+            f"ideal out to use the list itself", parameter="ideal", n_bad=len(missing),
+            examples=missing[:5])
+
+
 def _kernel_terms(m: Any, grade: np.ndarray, rel: np.ndarray, igrade: np.ndarray,
                   n_rel: int) -> tuple[float, float]:
     """The ranking kernel's numerator and denominator for one list."""
@@ -87,6 +109,8 @@ def explain_ranking(m: Any, grades: Sequence[float], ideal: Sequence[float] | No
     t = relevance_threshold
     rel = (g >= t) if t is not None else (g > 0)
     irel = (ideal_arr >= t) if t is not None else (ideal_arr > 0)
+    if ideal is not None:
+        _check_ideal(g[rel], ideal_arr)
     grade = np.where(rel, g, 0.0)
     igrade = np.sort(ideal_arr[irel])[::-1].copy()
     n_rel = int(irel.sum())

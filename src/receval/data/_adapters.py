@@ -105,6 +105,13 @@ def to_frame(obj: Any, role: str, *, format: str | None = None, name: str | None
         return obj
     label = role if name is None else name
     refuse_spark(obj, label)
+    kind = type(obj).__module__.split(".")[0], type(obj).__name__
+    if isinstance(obj, (pd.Series, pd.Index)) or kind == ("polars", "Series") or (
+            kind[0] == "pyarrow" and kind[1].endswith("Array")):  # one column, not a table
+        raise InvalidParameterError(
+            f"{label} must be a table: got a {kind[0]} {kind[1]}, one column; pass a "
+            f"DataFrame with the user and item columns (series.reset_index() for a pandas "
+            f"Series indexed by user and item)", parameter=label)
     if isinstance(obj, (str, os.PathLike)):
         from receval.data._files import read_table
 

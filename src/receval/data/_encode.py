@@ -117,7 +117,8 @@ def encode_ids(
             f"{role} ids have different types: recs column {columns[0]!r} holds {ka} ids "
             f"(dtype {a.dtype}) and truth column {columns[1]!r} holds {kb} ids (dtype "
             f"{b.dtype}); ids are compared exactly and never cast implicitly: convert one "
-            f"side first", column=columns[0], examples=[str(a.dtype), str(b.dtype)])
+            f"side first, or pass id_cast='str' or 'int' (--id-cast)", column=columns[0],
+            examples=[str(a.dtype), str(b.dtype)])
     if (ka == "integer" and kb in ("integer", None)) or (kb == "integer" and ka is None):
         dense = _encode_dense_ints(a, b)
         if dense is not None:

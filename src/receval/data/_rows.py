@@ -59,7 +59,7 @@ class RowSource:
                 raise SchemaError(f"data: repeated column names {dup}; each column needs its "
                                   f"own name", column=dup[0], examples=dup)
             return cls("pandas", data.copy(deep=False), [str(c) for c in data.columns])
-        if _is_polars(data):
+        if _is_polars(data) and hasattr(data, "columns"):  # a Series: to_frame says why not
             if hasattr(data, "collect") and not hasattr(data, "to_arrow"):
                 data = data.collect()  # LazyFrame
             return cls("polars", data, [str(c) for c in data.columns])
@@ -75,7 +75,7 @@ class RowSource:
         if isinstance(data, (str, os.PathLike, Mapping)) or hasattr(data, "__arrow_c_stream__"):
             from receval.data._adapters import to_frame
 
-            return cls.of(to_frame(data, "truth"))
+            return cls.of(to_frame(data, "truth", name="data"))
         raise InvalidParameterError(
             f"data must be a table: a pandas or polars DataFrame, a pyarrow Table, an object "
             f"with __arrow_c_stream__ (e.g. a DuckDB relation), a dict of dicts or a file "

@@ -72,4 +72,5 @@ def check_id_kinds(recs_schema: Any, truth_schema: Any, recs_cols: dict[str, str
                 f"{role} ids have different types: recs column {recs_cols[role]!r} holds "
                 f"{ka} ids (dtype {a}) and truth column {truth_cols[role]!r} holds {kb} ids "
                 f"(dtype {b}); ids are compared exactly and never cast implicitly: convert "
-                f"one side first", column=recs_cols[role], examples=[str(a), str(b)])
+                f"one side first, or pass id_cast='str' or 'int'", column=recs_cols[role],
+                examples=[str(a), str(b)])

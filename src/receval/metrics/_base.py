@@ -13,7 +13,11 @@ import numpy as np
 from receval.data._build import TIE_POLICIES as TIES
 from receval.exceptions import InvalidParameterError
 
-__all__ = ["TIES", "Metric", "param"]
+__all__ = ["MAX_CUTOFF", "TIES", "Metric", "param"]
+
+#: The largest cutoff ``@k``: 2**31 - 1, longer than any list (a longer one is refused: the
+#: kernels count places in 64-bit integers, and k + n must not overflow them).
+MAX_CUTOFF = 2**31 - 1
 
 
 def param(default: Any, doc: str, *, options: tuple[Any, ...] | None = None,
@@ -90,10 +94,11 @@ class Metric:
                 raise InvalidParameterError(
                     f"{self.display} takes no cutoff, got @{self.k}", parameter="k")
             if self.k is not None and (isinstance(self.k, bool) or not isinstance(self.k, int)
-                                       or self.k < 1):
+                                       or not 1 <= self.k <= MAX_CUTOFF):
                 raise InvalidParameterError(
-                    f"the cutoff k of {self.display} must be an integer >= 1 (or None for "
-                    f"the whole list), got {self.k!r}", parameter="k")
+                    f"the cutoff k of {self.display} must be an integer >= 1 (at most 2**31 - "
+                    f"1 = {MAX_CUTOFF}; or None for the whole list), got {self.k!r}",
+                    parameter="k", examples=[self.k])
         for f in self.parameters():
             self._validate(f, getattr(self, f.name))
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from receval.exceptions import InvalidParameterError, UnknownMetricError
-from receval.metrics._base import Metric
+from receval.metrics._base import MAX_CUTOFF, Metric
 
 __all__ = ["MetricInfo", "available", "get", "parse", "register"]
 
@@ -116,6 +116,7 @@ def parse(spec: str | Metric, *, defaults: Mapping[str, Any] | None = None) -> M
     cls, presets = _lookup(m.group("name"))
     kwargs: dict[str, Any] = {**(defaults or {}), **presets}
     names = {f.name for f in cls.parameters()}
+    written: set[str] = set()
     if m.group("params") and m.group("params").strip():
         for part in _split_params(m.group("params")):
             if "=" not in part:
@@ -130,6 +131,11 @@ def parse(spec: str | Metric, *, defaults: Mapping[str, Any] | None = None) -> M
                 raise UnknownMetricError(
                     f"{cls.display} has no parameter {key!r}{hint} (its parameters: "
                     f"{', '.join(sorted(names)) or 'none'})", parameter=key, examples=close)
+            if key in written:
+                raise InvalidParameterError(
+                    f"metric {spec!r} gives the parameter {key!r} twice: write each parameter "
+                    f"once", parameter=key, examples=[spec])
+            written.add(key)
             kwargs[key] = _coerce(cls, key, _value(raw))
     k = m.group("k")
     if k is not None:
@@ -142,6 +148,10 @@ def parse(spec: str | Metric, *, defaults: Mapping[str, Any] | None = None) -> M
             raise InvalidParameterError(
                 f"the cutoff in {spec!r} must be a whole number >= 1, got {k!r}",
                 parameter="k", examples=[spec]) from None
+        if kwargs["k"] > MAX_CUTOFF:
+            raise InvalidParameterError(
+                f"the cutoff in {spec!r} must be at most 2**31 - 1 ({MAX_CUTOFF}), longer "
+                f"than any list; got {k}", parameter="k", examples=[spec])
     return cls(**kwargs)
 
 

@@ -53,21 +53,30 @@ def evaluation_report(
         user_groups=user_groups))
 
 
-def _checked(path: str | Path) -> Path:
-    """The report's path, checked before any work (:class:`OutputPathError` if unwritable)."""
+def _checked(path: str | Path, inputs: Mapping[str, Any] | None = None) -> Path:
+    """The report's path, checked before any work (:class:`OutputPathError` if unwritable).
+
+    ``inputs``: role -> value of the inputs it must not be (values that are not paths are
+    ignored).
+    """
     from receval._paths import check_output
 
-    return check_output(path, parameter="path")
+    return check_output(path, parameter="path", inputs=inputs)
 
 
 def write_evaluation_report(ev: EvaluationResult, path: str | Path, **kwargs: Any) -> Path:
     """Write :func:`evaluation_report` to ``path``; return the path.
 
     The path is checked before anything is computed (its directory exists, it is not a
-    directory nor under a file: :class:`~receval.exceptions.OutputPathError`), and the file
-    is written whole or not at all.
+    directory nor under a file, it is none of the files ``ev`` was evaluated from nor the
+    ``recs``, ``truth`` or ``train`` given: :class:`~receval.exceptions.OutputPathError`),
+    and the file is written whole or not at all.
     """
-    out = _checked(path)
+    inputs: dict[str, Any] = dict(getattr(ev, "_input_paths", {}))
+    for role in ("recs", "truth", "train"):
+        if kwargs.get(role) is not None:
+            inputs[f"{role} given to report" if role in inputs else role] = kwargs[role]
+    out = _checked(path, inputs)
     return write(evaluation_report(ev, **kwargs), out)
 
 

@@ -132,10 +132,40 @@ def curves(ev: EvaluationResult, recs: Any = None, truth: Any = None, *,
     opts = evaluate_options(ev) | {"strict": False} | options
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rv.RecevalWarning)
-        full = rv.evaluate(recs, truth, list(asked.values()), **opts)
+        full = rv.evaluate(recs, truth, list(dict.fromkeys([*asked.values(), *metrics])),
+                           **opts)
+    if not options:  # under ev's own settings the curves pass through ev's values
+        _check_same_inputs(ev, full, metrics)
     for (fam, k), metric in asked.items():
         frame.loc[k, fam] = full[metric.label]
     return frame
+
+
+def _check_same_inputs(ev: EvaluationResult, full: EvaluationResult,
+                       metrics: Sequence[Metric]) -> None:
+    """The curves' evaluation gives ``ev``'s values at ``ev``'s cutoffs, or an error.
+
+    Another ``recs`` or ``truth`` than those ``ev`` was evaluated from would draw curves that
+    contradict the metric table beside them (the value at the cutoff asked is the table's).
+    """
+    differ = [(m.label, ev[m.label], full[m.label]) for m in metrics
+              if not _same_value(ev[m.label], full[m.label])]
+    if differ:
+        label, was, now = differ[0]
+        raise InvalidParameterError(
+            f"recs and truth are not the inputs this result was evaluated from: with them "
+            f"{label} is {now:.6g}, and the result has {was:.6g}"
+            + (f" ({len(differ)} metrics differ)" if len(differ) > 1 else "")
+            + "; pass the recs and truth that were evaluated (or neither: the curves then "
+            "show the cutoffs evaluated)", parameter="recs", n_bad=len(differ),
+            examples=[d[0] for d in differ[:5]])
+
+
+def _same_value(a: float, b: float) -> bool:
+    """Equal within 1e-12 (relative and absolute), NaN equal to NaN."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
 
 
 @dataclass(frozen=True)

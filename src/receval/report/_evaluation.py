@@ -117,19 +117,22 @@ def users_section(ev: EvaluationResult, sid: str = "users") -> Section:
     u = ev.users
     sec = Section(sid, "Users")
     summary = u.summary()
-    nonzero = [f"{int(r['count']):,} {name}" for name, r in summary.iterrows()
+    total, cases = summary.iloc[:1], summary.iloc[1:]  # the distinct users, then the cases
+    nonzero = [f"{int(r['count']):,} {name}" for name, r in cases.iterrows()
                if int(r["count"]) and name != "evaluated"]
     sec.p(f"{u.n_users:,} distinct users in the inputs ({u.n_truth_users:,} in the truth, "
           f"{u.n_recs_users:,} with recommendations); {u.n_evaluated:,} evaluated"
           + (f"; {'; '.join(nonzero)}." if nonzero else "; no user was left out.")
-          + " Every user is counted in exactly one row of the ranking-metric accounting.",
-          "lead")
-    rows = [["all users (both inputs)", fmt(u.n_users), ""],
-            ["users in the truth", fmt(u.n_truth_users), ""],
-            ["users with recommendations", fmt(u.n_recs_users), ""]]
+          + " Every user is evaluated or left out once; the rows below evaluated count cases "
+          "and may overlap (a user without recommendations scored 0 is also evaluated): the "
+          "handling says where each row's users went.", "lead")
+    rows = [[str(name), fmt(int(r["count"])), str(r["handling"])]
+            for name, r in total.iterrows()]
+    rows += [["users in the truth", fmt(u.n_truth_users), ""],
+             ["users with recommendations", fmt(u.n_recs_users), ""]]
     rows += [[str(name), fmt(int(r["count"])), str(r["handling"])]
-             for name, r in summary.iterrows()]
-    classes = ["", "", ""] + ["" if int(r["count"]) else "zero" for _, r in summary.iterrows()]
+             for name, r in cases.iterrows()]
+    classes = ["", "", ""] + ["" if int(r["count"]) else "zero" for _, r in cases.iterrows()]
     sec.table(Table(["users", "count", "handling"], rows, caption="User accounting",
                     numeric=[1], row_classes=classes, id="accounting"))
     return sec

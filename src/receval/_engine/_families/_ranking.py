@@ -86,10 +86,14 @@ def _note_ties(data: Interactions, straddle: dict[int, np.ndarray], policy: str,
             continue
         if seen is not None:
             seen.add((policy, k))
+        rank = getattr(opts, "unused_rank", None)
+        hint = (f"; recs also has a rank column {rank!r}, not used (the rows are ranked by "
+                f"score): pass columns=Columns(rank={rank!r}) / --rank-col {rank} to rank by "
+                f"it" if rank is not None else "")
         note(notes, TiesAtCutoffWarning,
              f"tied scores straddle the cutoff k={k} for {{n}} users (e.g. {{examples}}): "
              f"which tied item is in the top k depends on ties={policy!r}; ties='expected' "
-             f"averages over every order",
+             f"averages over every order{hint}",
              len(users), [data.user_ids[codes[i]] for i in users[:5]], opts.strict, cutoff=k)
 
 
