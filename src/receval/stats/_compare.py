@@ -344,6 +344,7 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
     """
     correction = _options(test, correction, alpha, confidence, n_resamples, seed, users,
                           method)
+    _check_evaluate_options(evaluate_options)
     named = _entries(systems, "systems", baseline)
     if coverage not in COVERAGES:
         raise InvalidParameterError(
@@ -356,6 +357,12 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
             parameter="systems")
     cov = None
     if kinds == {True}:
+        given = (["truth"] if truth is not None else []) + sorted(evaluate_options)
+        if given:
+            raise InvalidParameterError(
+                f"systems are EvaluationResults, whose values were fixed when each was "
+                f"evaluated: {', '.join(given)} would be ignored; evaluate again with them, or "
+                f"pass the recommendation tables", parameter=given[0], examples=given)
         labels = _labels([(n, None, ev) for n, ev in named], metrics)
         _warn_settings([(n, None, ev) for n, ev in named], labels)
         values = {n: values_of(ev, labels) for n, ev in named}
@@ -371,6 +378,22 @@ def compare(systems: Mapping[str, Any] | Sequence[tuple[Any, Any]], truth: Any =
                    method=method,
                    extra={"coverage": coverage if cov is not None else None,
                           "evaluation": evaluation, "folds": None})
+
+
+#: :func:`compare`'s own arguments (every other keyword is an option of ``evaluate``).
+_OWN = ("systems", "truth", "metrics", "test", "correction", "baseline", "alpha",
+        "confidence", "n_resamples", "seed", "users", "coverage", "method")
+
+
+def _check_evaluate_options(options: Mapping[str, Any]) -> None:
+    """Each keyword is an option of :func:`receval.evaluate` (close matches named); flags bools."""
+    from receval._evaluate_options import EVALUATE_OPTIONS, check_flags, unknown_keyword
+
+    names = {o.name for o in EVALUATE_OPTIONS}
+    for key in options:
+        if key not in names:
+            raise unknown_keyword("compare", key, own=_OWN, passed_on=True)
+    check_flags(options)
 
 
 def compare_folds(results: Mapping[str, Sequence[EvaluationResult]]
