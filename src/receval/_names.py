@@ -7,7 +7,12 @@ from typing import Any
 
 from receval.exceptions import DataWarning, warn
 
-__all__ = ["clean_name"]
+__all__ = ["TEST_NAMES", "clean_name"]
+
+#: The name of each paired ``test`` in tables, legends, reports and warnings.
+TEST_NAMES = {"t": "paired t test", "wilcoxon": "Wilcoxon signed-rank test",
+              "sign": "sign test", "permutation": "paired permutation test",
+              "bootstrap": "paired bootstrap test"}
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from receval._names import TEST_NAMES
 from receval.report._page import (
     Figure,
     Page,
@@ -151,13 +152,8 @@ def _tests_section(cmp: Any) -> Section:
                            row_classes=classes, row_headers=False, id="tests"))
 
 
-_TEST_NAMES = {"t": "paired t test", "wilcoxon": "Wilcoxon signed-rank test",
-               "sign": "sign test", "permutation": "paired permutation test",
-               "bootstrap": "paired bootstrap test"}
-
-
 def _test_name(settings: dict[str, Any]) -> str:
-    name = _TEST_NAMES.get(str(settings.get("test")), str(settings.get("test")))
+    name = TEST_NAMES.get(str(settings.get("test")), str(settings.get("test")))
     method = settings.get("method")
     return f"{name} ({method} null distribution)" if method not in (None, "auto") else name
 

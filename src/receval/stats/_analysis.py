@@ -134,7 +134,7 @@ def _nothing_to_test(names: list[str]) -> Analysis:
 
 def _warn_undefined(test: str, columns: list[tuple[str, int]], p: np.ndarray) -> None:
     """One :class:`UndefinedMetricWarning` naming the metrics whose tests have too few users."""
-    from receval.stats._comparison import TEST_NAMES
+    from receval._names import TEST_NAMES
 
     short = dict.fromkeys(label for (label, _), pj in zip(columns, p, strict=True)
                           if np.isnan(pj))

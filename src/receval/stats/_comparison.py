@@ -10,18 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from receval._names import TEST_NAMES
 from receval.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
     from receval.report._plots import ComparisonPlots
 
-__all__ = ["TEST_NAMES", "Comparison"]
+__all__ = ["Comparison"]
 
 _SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖqʳˢᵗᵘᵛʷˣʸᶻ"
-#: The name of each ``test`` in tables, legends and warnings.
-TEST_NAMES = {"t": "paired t test", "wilcoxon": "Wilcoxon signed-rank test",
-               "sign": "sign test", "permutation": "paired permutation test",
-               "bootstrap": "paired bootstrap test"}
 
 
 def _letter(i: int) -> str:
