@@ -73,12 +73,15 @@ def test_items_without_features_by_door(tmp_path: Path, door: str, metric: str) 
     number in both doors under 'skip' and 'zero'."""
     feats = NF_FEATS[NF_FEATS["item"] != "e"] if metric.startswith("div") else NF_FEATS
 
+    truth = NF_RECS.drop(columns="score")  # every recommended item relevant (no grades)
+
     def run(policy: str | None) -> rv.EvaluationResult:
         if door == "memory":
-            return rv.evaluate(NF_RECS, NF_RECS, [metric], train=NF_TRAIN,
+            return rv.evaluate(NF_RECS, truth, [metric], train=NF_TRAIN,
                                item_features=feats, item_features_missing=policy)
         NF_RECS.to_parquet(tmp_path / "recs.parquet", index=False)
-        return rv.evaluate(str(tmp_path / "recs.parquet"), str(tmp_path / "recs.parquet"),
+        truth.to_parquet(tmp_path / "truth.parquet", index=False)
+        return rv.evaluate(str(tmp_path / "recs.parquet"), str(tmp_path / "truth.parquet"),
                            [metric], train=NF_TRAIN, item_features=feats,
                            item_features_missing=policy, buckets=2, progress=False)
 
@@ -86,7 +89,7 @@ def test_items_without_features_by_door(tmp_path: Path, door: str, metric: str) 
         run(None)
     for policy in ("skip", "zero"):
         got = run(policy)
-        ref = rv.evaluate(NF_RECS, NF_RECS, [metric], train=NF_TRAIN, item_features=feats,
+        ref = rv.evaluate(NF_RECS, truth, [metric], train=NF_TRAIN, item_features=feats,
                           item_features_missing=policy)
         pd.testing.assert_frame_equal(got.per_user, ref.per_user)
         assert got.settings["beyond"]["items_without_features"] == 1

@@ -44,6 +44,20 @@ def test_compare_correction_none_in_any_spelling(cv, none):
     assert cmp.tests["p_adjusted"].tolist() == cmp.tests["p_value"].tolist()
 
 
+@pytest.mark.parametrize("correction", ["holm", "bonferroni", "bh", "Holm"])
+def test_compare_applies_the_correction(cv, correction):
+    """Every model has every metric (the one-call path): the correction reaches it."""
+    cmp = cv.compare(test="t", correction=correction)
+    p = cmp.tests["p_value"].to_numpy()
+    m = len(p)  # 2 metrics x 3 pairs = 6 tests
+    assert m == 6
+    assert cmp.settings["correction"] == correction.lower()
+    if correction == "bonferroni":  # p * m, capped at 1
+        assert cmp.tests["p_adjusted"].tolist() == pytest.approx(np.minimum(p * m, 1.0))
+    assert (cmp.tests["p_adjusted"] >= cmp.tests["p_value"]).all()
+    assert (cmp.tests["p_adjusted"] > cmp.tests["p_value"]).any()
+
+
 def test_compare_refuses_an_unknown_correction(cv):
     # before this check, cv.compare passed any string to the adjustment, which read it as "bh"
     with pytest.raises(rv.exceptions.InvalidParameterError, match="got 'sidak'") as e:

@@ -62,7 +62,7 @@ def compare_cv(cv: CrossValidation, **options: Any) -> Comparison:
     have = {i: tuple(m for m in cv.models if all(metric in ev for ev in by_model[m]))
             for i, metric in enumerate(requested)}
     if all(len(models) == len(cv.models) for models in have.values()):
-        return compare_folds(by_model, metrics=metrics, **options)
+        return compare_folds(by_model, metrics=metrics, correction=correction, **options)
     groups: dict[tuple[str, ...], list[Any]] = {}
     notes: list[str] = []
     left_out: dict[str, list[str]] = {}

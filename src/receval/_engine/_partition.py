@@ -69,6 +69,15 @@ def _prepared(recs: Any, truth: Any, opts: Options, part_of_whole: bool,
     return data, columns, samples_of(sampled, lists, data)
 
 
+#: Families whose metrics never read truth's grades (their lists, train, groups only).
+_NO_GRADES = ("per_list", "exposure", "calibration")
+
+
+def _reads_grades(opts: Options) -> bool:
+    """Whether a requested metric reads truth's relevance (serendipity does, per list)."""
+    return any(m.family not in _NO_GRADES or m.name == "serendipity" for _, m in opts.specs)
+
+
 def _check_unused(rt: Any, tt: Any, opts: Options, notes: list[Note] | None) -> None:
     """A threshold with no grade column is an error; an unnamed value column, a note."""
     threshold_given = opts.relevance_threshold is not None and (
@@ -83,7 +92,7 @@ def _check_unused(rt: Any, tt: Any, opts: Options, notes: list[Note] | None) -> 
             parameter="relevance_threshold", examples=cols)
     if notes is None:
         return
-    for table in (rt, tt):
+    for table in (rt, tt) if _reads_grades(opts) else (rt,):
         text = unused_note(table)
         if text is not None:
             note(notes, DataWarning, text, len(table.unused), list(table.unused),

@@ -59,9 +59,11 @@ class RowSource:
                 raise SchemaError(f"data: repeated column names {dup}; each column needs its "
                                   f"own name", column=dup[0], examples=dup)
             return cls("pandas", data.copy(deep=False), [str(c) for c in data.columns])
-        if _is_polars(data) and hasattr(data, "columns"):  # a Series: to_frame says why not
-            if hasattr(data, "collect") and not hasattr(data, "to_arrow"):
-                data = data.collect()  # LazyFrame
+        if _is_polars(data) and type(data).__name__ in ("DataFrame", "LazyFrame"):
+            # (a Series: to_frame says why not; a LazyFrame's .columns would resolve its
+            # schema with a PerformanceWarning, so it is collected first)
+            if type(data).__name__ == "LazyFrame":
+                data = data.collect()
             return cls("polars", data, [str(c) for c in data.columns])
         if type(data).__module__.split(".")[0] == "pyarrow":
             import pyarrow as pa
